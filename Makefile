@@ -1,0 +1,27 @@
+# kurz: `make run` starts the whole local stack; `make test` runs every test
+# against real PostgreSQL and ClickHouse started for it.
+GO ?= go
+
+.PHONY: build run test bench clean stack-down
+
+build:
+	$(GO) build -o bin/edge ./edge
+	$(GO) build -o bin/admin ./admin
+	$(GO) build -o bin/bench ./bench
+
+run:
+	deploy/local/run.sh
+
+test:
+	deploy/local/test.sh
+
+bench:
+	deploy/local/bench.sh
+
+# Stop servers a killed `make run`/`make test` may have left behind.
+stack-down:
+	-deploy/local/stack.sh down $(CURDIR)/.run/dev
+	-deploy/local/stack.sh down $(CURDIR)/.run/test
+
+clean: stack-down
+	rm -rf bin .run

@@ -1,0 +1,114 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"kurz/shared/link"
+	"kurz/shared/secret"
+)
+
+func (s *Server) accountRoutes() {
+	s.handle(s.api, "/api/account", Methods{http.MethodGet: s.getAccount})
+	s.handle(s.api, "/api/account/update", Methods{http.MethodPut: s.updateAccount})
+	s.handle(s.api, "/api/account/key/rotate", Methods{http.MethodPost: s.rotateKey})
+}
+
+func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	return OK(w, map[string]any{"data": map[string]any{
+		"id":         u.ID,
+		"email":      u.Email,
+		"username":   u.Username,
+		"avatar":     u.Avatar,
+		"status":     u.Plan,
+		"expires":    link.FormatTimePtr(u.ExpiresAt),
+		"registered": link.FormatTime(u.CreatedAt),
+	}})
+}
+
+type accountUpdate struct {
+	Email    *string `json:"email"`
+	Password *string `json:"password"`
+}
+
+// MinPasswordLen is the shortest accepted account password.
+const MinPasswordLen = 8
+
+func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	var in accountUpdate
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Email == nil && in.Password == nil {
+		return BadRequest("email", "send email and/or password")
+	}
+	var email, hash *string
+	if in.Email != nil {
+		e, err := ValidEmail(*in.Email)
+		if err != nil {
+			return err
+		}
+		email = &e
+	}
+	if in.Password != nil {
+		if len([]rune(*in.Password)) < MinPasswordLen {
+			return BadRequest("password", "must be at least 8 characters")
+		}
+		if len(*in.Password) > 1024 {
+			return BadRequest("password", "must be at most 1024 bytes")
+		}
+		h, err := secret.HashPassword(*in.Password)
+		if err != nil {
+			return err
+		}
+		hash = &h
+	}
+	if err := s.store.UpdateAccount(r.Context(), u.ID, email, hash); err != nil {
+		if errors.Is(err, link.ErrConflict) {
+			return Conflict("email: already used by another account")
+		}
+		return err
+	}
+	return Message(w, "account updated")
+}
+
+func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	key, hash := secret.NewAPIKey()
+	if err := s.store.SetAPIKeyHash(r.Context(), u.ID, hash); err != nil {
+		return err
+	}
+	return OK(w, map[string]any{"api_key": key, "message": "new API key issued; the old key no longer works"})
+}
+
+// ValidEmail checks and normalises an e-mail address (a bare address, no
+// display name).
+func ValidEmail(raw string) (string, error) {
+	e := strings.TrimSpace(raw)
+	if e == "" {
+		return "", BadRequest("email", "required")
+	}
+	if len(e) > 254 {
+		return "", BadRequest("email", "must be at most 254 characters")
+	}
+	a, err := mail.ParseAddress(e)
+	if err != nil || a.Address != e || a.Name != "" || !strings.Contains(e[strings.LastIndexByte(e, '@')+1:], ".") {
+		return "", BadRequest("email", "must be a valid e-mail address such as name@example.com")
+	}
+	return e, nil
+}
+
+// ValidUsername checks a user name: 3–32 letters, digits, '-', '_' or '.'
+// (it appears in public campaign list URLs).
+func ValidUsername(u string) error {
+	if len(u) < 3 || len(u) > 32 {
+		return BadRequest("username", "must be 3 to 32 characters")
+	}
+	for _, c := range u {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return BadRequest("username", "may contain only letters, digits, '-', '_' and '.'")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+package api
+
+// campaignRoutes registers this resource's endpoints (being written).
+func (s *Server) campaignRoutes() {}

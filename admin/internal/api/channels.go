@@ -1,0 +1,4 @@
+package api
+
+// channelRoutes registers this resource's endpoints (being written).
+func (s *Server) channelRoutes() {}

@@ -1,0 +1,4 @@
+package api
+
+// domainRoutes registers this resource's endpoints (being written).
+func (s *Server) domainRoutes() {}

@@ -1,0 +1,4 @@
+package api
+
+// priceRoutes registers this resource's endpoints (being written).
+func (s *Server) priceRoutes() {}

@@ -1,0 +1,154 @@
+// Package api is the admin process's HTTP interface: the link management
+// API of the spec under /api, the price API at /api/price, and health
+// endpoints. Handlers return errors; one function turns them into the
+// spec's error body. Every /api request passes the guard (rate limit, then
+// API key) before it reaches a handler.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"kurz/shared/clientip"
+	"kurz/shared/config"
+	"kurz/shared/link"
+	"kurz/shared/pgstore"
+)
+
+// Check is a readiness probe of one dependency.
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}
+
+// Deps is what the server needs from main.
+type Deps struct {
+	Store  *pgstore.Store
+	Config *config.Config
+	Log    *slog.Logger
+	Ready  []Check
+	// Now is the clock (tests may pin it); nil means time.Now.
+	Now func() time.Time
+}
+
+// Server holds the handlers' dependencies.
+type Server struct {
+	store *pgstore.Store
+	cfg   *config.Config
+	log   *slog.Logger
+	ready []Check
+	ips   *clientip.Resolver
+	now   func() time.Time
+
+	api   *http.ServeMux // link management, scope "api"
+	price *http.ServeMux // price API, scope "price"
+}
+
+// New builds the server and its routes.
+func New(d Deps) *Server {
+	s := &Server{
+		store: d.Store,
+		cfg:   d.Config,
+		log:   d.Log,
+		ready: d.Ready,
+		ips:   clientip.New(d.Config.TrustedProxies),
+		now:   d.Now,
+		api:   http.NewServeMux(),
+		price: http.NewServeMux(),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.routes()
+	return s
+}
+
+// Handler serves everything the admin listener serves.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("/api/price", s.guard(scopePrice, true, s.price))
+	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
+	mux.Handle("/api/", s.guard(scopeAPI, false, s.api))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, s.log, NotFound("route "+r.URL.Path))
+	})
+	return s.timeout(mux)
+}
+
+// PriceHandler serves only the price API (the optional KURZ_PRICE_ADDR
+// listener).
+func (s *Server) PriceHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("/api/price", s.guard(scopePrice, true, s.price))
+	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, s.log, NotFound("route "+r.URL.Path))
+	})
+	return s.timeout(mux)
+}
+
+// requestTimeout bounds every request's store calls.
+const requestTimeout = 15 * time.Second
+
+func (s *Server) timeout(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// HandlerFunc is an authenticated handler: the guard has checked the key
+// and passes the caller's account.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request, u *link.User) error
+
+// Methods maps HTTP methods to handlers of one path.
+type Methods map[string]HandlerFunc
+
+// handle registers a path on mux; methods not listed get a JSON 405 with
+// an Allow header (ServeMux's own 405 would be plain text).
+func (s *Server) handle(mux *http.ServeMux, path string, m Methods) {
+	allow := ""
+	for method := range m {
+		if allow != "" {
+			allow += ", "
+		}
+		allow += method
+	}
+	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		h, ok := m[r.Method]
+		if !ok {
+			w.Header().Set("Allow", allow)
+			writeError(w, r, s.log, Errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s; use %s", r.Method, r.URL.Path, allow))
+			return
+		}
+		u := userFrom(r.Context())
+		if u == nil { // unreachable behind the guard; fail closed anyway
+			writeError(w, r, s.log, Errorf(http.StatusUnauthorized, "missing API key"))
+			return
+		}
+		if err := h(w, r, u); err != nil {
+			writeError(w, r, s.log, err)
+		}
+	})
+}
+
+type userKey struct{}
+
+func withUser(ctx context.Context, u *link.User) context.Context {
+	return context.WithValue(ctx, userKey{}, u)
+}
+
+func userFrom(ctx context.Context) *link.User {
+	u, _ := ctx.Value(userKey{}).(*link.User)
+	return u
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"kurz/migrations"
+	"kurz/shared/chstore"
+	"kurz/shared/config"
+	"kurz/shared/pgstore"
+)
+
+// migrate applies both stores' migrations. PostgreSQL holds an advisory
+// lock while it migrates; ClickHouse statements are idempotent.
+func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	st, err := pgstore.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	pgFS, err := fs.Sub(migrations.Postgres, "postgres")
+	if err != nil {
+		return err
+	}
+	if _, err := st.Migrate(ctx, pgFS, log); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	ch, err := chstore.Open(ctx, cfg.ClickHouseURL)
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	chFS, err := fs.Sub(migrations.ClickHouse, "clickhouse")
+	if err != nil {
+		return err
+	}
+	if err := chstore.Migrate(ctx, ch, chFS); err != nil {
+		return fmt.Errorf("clickhouse: %w", err)
+	}
+	log.Info("migrations applied", "took", time.Since(start).String())
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"kurz/admin/internal/api"
+	"kurz/shared/chstore"
+	"kurz/shared/config"
+	"kurz/shared/pgstore"
+)
+
+// serve runs the admin listener (and the price-only listener when
+// KURZ_PRICE_ADDR is set) until ctx is cancelled, then shuts down in the
+// reverse order of start-up.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	start := time.Now()
+	if cfg.Secret == config.DevSecret {
+		log.Warn("KURZ_SECRET is the development default; set it in production")
+	}
+	st, err := pgstore.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ch, err := chstore.Open(ctx, cfg.ClickHouseURL)
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+
+	srv := api.New(api.Deps{
+		Store:  st,
+		Config: cfg,
+		Log:    log,
+		Ready: []api.Check{
+			{Name: "postgres", Fn: st.Ping},
+			{Name: "clickhouse", Fn: ch.Ping},
+		},
+	})
+	servers := []*http.Server{newHTTPServer(cfg.AdminAddr, srv.Handler(), log)}
+	if cfg.PriceAddr != "" {
+		servers = append(servers, newHTTPServer(cfg.PriceAddr, srv.PriceHandler(), log))
+	}
+	errc := make(chan error, len(servers))
+	for _, hs := range servers {
+		ln, err := net.Listen("tcp", hs.Addr)
+		if err != nil {
+			return fmt.Errorf("listen %s: %w", hs.Addr, err)
+		}
+		log.Info("listening", "addr", ln.Addr().String())
+		go func() { errc <- hs.Serve(ln) }()
+	}
+	go pruneLoop(ctx, st, log)
+	log.Info("admin ready", "took", time.Since(start).String())
+
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			log.Error("listener failed", "err", err)
+		}
+	}
+	stopStart := time.Now()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, hs := range servers {
+		if err := hs.Shutdown(shutdownCtx); err != nil {
+			log.Warn("shutdown", "addr", hs.Addr, "err", err)
+		}
+	}
+	log.Info("admin stopped", "took", time.Since(stopStart).String())
+	return nil
+}
+
+func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// pruneLoop deletes rate-limit counters of windows long past.
+func pruneLoop(ctx context.Context, st *pgstore.Store, log *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			if _, err := st.PruneRateLimits(pctx, time.Now().Add(-time.Hour)); err != nil {
+				log.Warn("prune rate limits", "err", err)
+			}
+			cancel()
+		}
+	}
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Project-local PostgreSQL 15 and ClickHouse servers for `make run` and
+# `make test`. Data lives under a directory of the caller's choice (under
+# .run/, git-ignored); the system clusters are never touched.
+#
+#   stack.sh install                      install missing server packages (apt)
+#   stack.sh up DIR PG_PORT CH_PORT       start both (reuses existing data)
+#   stack.sh down DIR                     stop both
+#   stack.sh pg-up|pg-down DIR [PORT]     one server only
+#   stack.sh ch-up|ch-down DIR [PORT]
+#
+# Servers listen on 127.0.0.1 only. PostgreSQL trusts local connections:
+# these instances are for development and tests, never for production.
+set -euo pipefail
+
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+
+log() { printf 'stack: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+install() {
+	local need=()
+	[ -x "$PG_BIN/postgres" ] || need+=(postgresql-15)
+	command -v clickhouse-server >/dev/null 2>&1 || need+=(clickhouse-server clickhouse-client)
+	[ ${#need[@]} -eq 0 ] && return 0
+	if ! command -v apt-get >/dev/null 2>&1; then
+		die "missing: ${need[*]}. Install PostgreSQL 15 and ClickHouse server with your package manager, or set KURZ_DATABASE_URL and KURZ_CLICKHOUSE_URL to servers you run."
+	fi
+	[ "$(id -u)" -eq 0 ] || die "missing: ${need[*]}. Run as root (apt-get install -y ${need[*]}) or set KURZ_DATABASE_URL and KURZ_CLICKHOUSE_URL."
+	log "installing ${need[*]} (apt)"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	# The Debian package may create and start a system cluster; we do not use it.
+}
+
+as_postgres() {
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
+pg_up() {
+	local dir=$1 port=$2 pgdir=$1/pg
+	mkdir -p "$dir"
+	if [ "$(id -u)" -eq 0 ]; then
+		mkdir -p "$pgdir"
+		chown postgres:postgres "$pgdir"
+		chmod 700 "$pgdir"
+		as_postgres test -w "$pgdir" || die "user postgres cannot write $pgdir (check the permissions of its parent directories)"
+	fi
+	if [ ! -f "$pgdir/PG_VERSION" ]; then
+		log "initdb $pgdir"
+		as_postgres "$PG_BIN/initdb" -D "$pgdir" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+	fi
+	if as_postgres "$PG_BIN/pg_ctl" -D "$pgdir" status >/dev/null 2>&1; then
+		log "postgres already running ($pgdir)"
+	else
+		as_postgres "$PG_BIN/pg_ctl" -D "$pgdir" -l "$pgdir/server.log" -w -t 60 \
+			-o "-c listen_addresses=127.0.0.1 -p $port -k $pgdir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=256MB" \
+			start >/dev/null || { tail -20 "$pgdir/server.log" >&2; die "postgres did not start"; }
+		log "postgres on 127.0.0.1:$port"
+	fi
+}
+
+pg_down() {
+	local pgdir=$1/pg
+	[ -f "$pgdir/postmaster.pid" ] || return 0
+	as_postgres "$PG_BIN/pg_ctl" -D "$pgdir" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+ch_config() {
+	local dir=$1 port=$2 chdir=$1/ch
+	mkdir -p "$chdir/data" "$chdir/tmp" "$chdir/user_files" "$chdir/format_schemas" "$chdir/log"
+	cat >"$chdir/config.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+    <logger>
+        <level>warning</level>
+        <log>$chdir/log/server.log</log>
+        <errorlog>$chdir/log/error.log</errorlog>
+        <size>100M</size>
+        <count>2</count>
+    </logger>
+    <listen_host>127.0.0.1</listen_host>
+    <tcp_port>$port</tcp_port>
+    <http_port>$((port + 1))</http_port>
+    <interserver_http_port>$((port + 2))</interserver_http_port>
+    <path>$chdir/data/</path>
+    <tmp_path>$chdir/tmp/</tmp_path>
+    <user_files_path>$chdir/user_files/</user_files_path>
+    <format_schema_path>$chdir/format_schemas/</format_schema_path>
+    <users_config>$chdir/users.xml</users_config>
+    <default_profile>default</default_profile>
+    <default_database>default</default_database>
+    <timezone>UTC</timezone>
+    <mark_cache_size>268435456</mark_cache_size>
+    <max_concurrent_queries>200</max_concurrent_queries>
+    <mlock_executable>false</mlock_executable>
+</yandex>
+XML
+	cat >"$chdir/users.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+    <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+    <users>
+        <default>
+            <password></password>
+            <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </default>
+    </users>
+    <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
+</yandex>
+XML
+}
+
+ch_ping() { clickhouse-client --host 127.0.0.1 --port "$1" --query 'SELECT 1' >/dev/null 2>&1; }
+
+ch_up() {
+	local dir=$1 port=$2 chdir=$1/ch
+	ch_config "$dir" "$port"
+	if [ -f "$chdir/pid" ] && kill -0 "$(cat "$chdir/pid")" 2>/dev/null; then
+		log "clickhouse already running ($chdir)"
+		return 0
+	fi
+	(cd "$chdir" && setsid clickhouse-server --config-file="$chdir/config.xml" >"$chdir/log/stdout.log" 2>&1 </dev/null & echo $! >"$chdir/pid")
+	local i
+	for i in $(seq 1 300); do
+		ch_ping "$port" && { log "clickhouse on 127.0.0.1:$port"; return 0; }
+		kill -0 "$(cat "$chdir/pid")" 2>/dev/null || break
+		sleep 0.1
+	done
+	tail -20 "$chdir/log/error.log" "$chdir/log/stdout.log" >&2 2>/dev/null || true
+	die "clickhouse did not start"
+}
+
+ch_down() {
+	local chdir=$1/ch pid
+	[ -f "$chdir/pid" ] || return 0
+	pid=$(cat "$chdir/pid")
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rm -f "$chdir/pid"
+}
+
+cmd=${1:-}
+shift || true
+case "$cmd" in
+install) install ;;
+up)
+	[ $# -eq 3 ] || die "usage: stack.sh up DIR PG_PORT CH_PORT"
+	install
+	pg_up "$1" "$2"
+	ch_up "$1" "$3"
+	;;
+down) ch_down "$1"; pg_down "$1" ;;
+pg-up) pg_up "$1" "$2" ;;
+pg-down) pg_down "$1" ;;
+ch-up) ch_up "$1" "$2" ;;
+ch-down) ch_down "$1" ;;
+*) die "usage: stack.sh install | up DIR PG_PORT CH_PORT | down DIR | pg-up|ch-up DIR PORT | pg-down|ch-down DIR" ;;
+esac

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `make test`: start project-local PostgreSQL and ClickHouse (own data dir
+# and ports, never those of `make run`), then vet and run every test against
+# them. A server that cannot start is a failure, never a skip.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+dir=$root/.run/test
+pg_port=${KURZ_TEST_PG_PORT:-55433}
+ch_port=${KURZ_TEST_CH_PORT:-59001}
+stack=deploy/local/stack.sh
+
+started=0
+if [ -z "${KURZ_TEST_DATABASE_URL:-}" ] || [ -z "${KURZ_TEST_CLICKHOUSE_URL:-}" ]; then
+	if ! { [ -f "$dir/pg/postmaster.pid" ] && [ -f "$dir/ch/pid" ] && kill -0 "$(cat "$dir/ch/pid")" 2>/dev/null; }; then
+		started=1
+	fi
+	"$stack" up "$dir" "$pg_port" "$ch_port"
+	export KURZ_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
+	export KURZ_TEST_CLICKHOUSE_URL="clickhouse://127.0.0.1:$ch_port/default"
+fi
+stop() { [ "$started" = 1 ] && "$stack" down "$dir" || true; }
+trap stop EXIT
+
+echo "== go vet"
+go vet ./...
+echo "== go test"
+go test -count=1 -timeout 14m ${GOTESTFLAGS:-} ./...

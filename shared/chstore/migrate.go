@@ -1,0 +1,146 @@
+package chstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"kurz/migrations"
+)
+
+// ClickHouse error codes a racing migrator may see although its statement
+// says IF NOT EXISTS: two CREATEs of the same table can both pass the check.
+const (
+	codeTableAlreadyExists    = 57
+	codeDatabaseAlreadyExists = 82
+)
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+    version UInt32,
+    applied_at DateTime DEFAULT now()
+) ENGINE = MergeTree ORDER BY version`
+
+// Migrate applies the migrations in fsys (files NNNN_name.sql at its root,
+// e.g. fs.Sub(migrations.ClickHouse, "clickhouse")) that the database does
+// not list in schema_migrations, in numeric order, one statement at a time.
+//
+// ClickHouse has no transactions, so every statement must be idempotent
+// (IF NOT EXISTS). That makes concurrent runs safe: two processes may both
+// apply a migration; the second one's statements are no-ops and its second
+// schema_migrations row is harmless, because versions are read as a set.
+// A run that dies half-way re-applies the whole file next time.
+func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
+	files, err := migrationFiles(fsys)
+	if err != nil {
+		return err
+	}
+	if err := conn.Exec(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for _, f := range files {
+		// Re-read before each file so that a concurrent migrator's progress
+		// is not repeated needlessly.
+		applied, err := appliedVersions(ctx, conn)
+		if err != nil {
+			return err
+		}
+		if applied[f.version] {
+			continue
+		}
+		if err := apply(ctx, conn, fsys, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type migrationFile struct {
+	version uint32
+	name    string
+}
+
+func migrationFiles(fsys fs.FS) ([]migrationFile, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("list migrations: %w", err)
+	}
+	var files []migrationFile
+	seen := map[uint32]string{}
+	for _, e := range entries {
+		if e.IsDir() || path.Ext(e.Name()) != ".sql" {
+			continue
+		}
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.ParseUint(num, 10, 32)
+		if !ok || err != nil || v == 0 {
+			return nil, fmt.Errorf("migration %s: name must be NNNN_description.sql", e.Name())
+		}
+		if prev, dup := seen[uint32(v)]; dup {
+			return nil, fmt.Errorf("migrations %s and %s share version %d", prev, e.Name(), v)
+		}
+		seen[uint32(v)] = e.Name()
+		files = append(files, migrationFile{version: uint32(v), name: e.Name()})
+	}
+	slices.SortFunc(files, func(a, b migrationFile) int { return int(a.version) - int(b.version) })
+	return files, nil
+}
+
+func appliedVersions(ctx context.Context, conn driver.Conn) (map[uint32]bool, error) {
+	rows, err := conn.Query(ctx, "SELECT DISTINCT version FROM schema_migrations")
+	if err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	applied := map[uint32]bool{}
+	for rows.Next() {
+		var v uint32
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("scan schema_migrations: %w", err)
+		}
+		applied[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	return applied, nil
+}
+
+func apply(ctx context.Context, conn driver.Conn, fsys fs.FS, f migrationFile) error {
+	body, err := fs.ReadFile(fsys, f.name)
+	if err != nil {
+		return fmt.Errorf("read migration %s: %w", f.name, err)
+	}
+	for i, stmt := range SplitStatements(string(body)) {
+		if err := conn.Exec(ctx, stmt); err != nil && !alreadyExists(err) {
+			return fmt.Errorf("migration %s statement %d: %w", f.name, i+1, err)
+		}
+	}
+	// INSERT … SELECT, never inline VALUES: the latter hangs on 18.16.
+	if err := conn.Exec(ctx, "INSERT INTO schema_migrations (version) SELECT ?", f.version); err != nil {
+		return fmt.Errorf("record migration %s: %w", f.name, err)
+	}
+	return nil
+}
+
+func alreadyExists(err error) bool {
+	var ex *clickhouse.Exception
+	return errors.As(err, &ex) && (ex.Code == codeTableAlreadyExists || ex.Code == codeDatabaseAlreadyExists)
+}
+
+// MigrateEmbedded applies kurz's own ClickHouse migrations
+// (migrations.ClickHouse).
+func MigrateEmbedded(ctx context.Context, conn driver.Conn) error {
+	sub, err := fs.Sub(migrations.ClickHouse, "clickhouse")
+	if err != nil {
+		return fmt.Errorf("open embedded migrations: %w", err)
+	}
+	return Migrate(ctx, conn, sub)
+}

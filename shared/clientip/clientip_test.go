@@ -1,0 +1,56 @@
+package clientip
+
+import (
+	"net/netip"
+	"testing"
+)
+
+func TestResolve(t *testing.T) {
+	r := New([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+	tests := []struct {
+		name, peer, xff, want string
+	}{
+		{"no xff", "203.0.113.9", "", "203.0.113.9"},
+		{"untrusted peer ignores xff", "203.0.113.9", "1.2.3.4", "203.0.113.9"},
+		{"trusted peer", "10.1.2.3", "198.51.100.7", "198.51.100.7"},
+		{"spoofed left entries ignored", "10.1.2.3", "6.6.6.6, 198.51.100.7", "198.51.100.7"},
+		{"chain of proxies", "10.1.2.3", "198.51.100.7, 10.9.9.9", "198.51.100.7"},
+		{"all trusted", "10.1.2.3", "10.2.2.2, 10.9.9.9", "10.2.2.2"},
+		{"garbage stops", "10.1.2.3", "198.51.100.7, nonsense", "10.1.2.3"},
+		{"ipv6 peer", "::1", "2001:db8::5", "2001:db8::5"},
+		{"port form", "10.1.2.3", "198.51.100.7:4711", "198.51.100.7"},
+		{"bracket form", "10.1.2.3", "[2001:db8::7]:443", "2001:db8::7"},
+		{"mapped peer", "::ffff:10.1.2.3", "198.51.100.7", "198.51.100.7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.Resolve(netip.MustParseAddr(tt.peer), []byte(tt.xff))
+			if got != netip.MustParseAddr(tt.want) {
+				t.Errorf("got %v want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func BenchmarkResolve(b *testing.B) {
+	r := New([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")})
+	peer := netip.MustParseAddr("10.1.2.3")
+	xff := []byte("6.6.6.6, 198.51.100.7")
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Resolve(peer, xff)
+	}
+}
+
+func TestParseIPv4(t *testing.T) {
+	for _, s := range []string{"1.2.3.4", "0.0.0.0", "255.255.255.255"} {
+		if a, ok := parseIPv4([]byte(s)); !ok || a.String() != s {
+			t.Errorf("%s: got %v %v", s, a, ok)
+		}
+	}
+	for _, s := range []string{"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1..2.3", "a.b.c.d", "1.2.3.4 "} {
+		if _, ok := parseIPv4([]byte(s)); ok {
+			t.Errorf("%q parsed", s)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+// Package config reads kurz's settings from the environment. Every setting
+// has a KURZ_* variable, documented with its default in README.md; both
+// processes read the same struct and use the parts they need.
+package config
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of both processes.
+type Config struct {
+	DatabaseURL       string         // KURZ_DATABASE_URL
+	ClickHouseURL     string         // KURZ_CLICKHOUSE_URL
+	EdgeAddr          string         // KURZ_EDGE_ADDR
+	AdminAddr         string         // KURZ_ADMIN_ADDR
+	PriceAddr         string         // KURZ_PRICE_ADDR (optional)
+	BaseURL           string         // KURZ_BASE_URL, without trailing slash
+	BaseHost          string         // host[:port] of BaseURL, lower case
+	CountryHeader     string         // KURZ_COUNTRY_HEADER (optional)
+	GeoIPDB           string         // KURZ_GEOIP_DB (optional)
+	TrustedProxies    []netip.Prefix // KURZ_TRUSTED_PROXIES
+	ClickFlushEvery   time.Duration  // KURZ_CLICK_FLUSH_INTERVAL
+	AnonRateLimit     int            // KURZ_ANON_RATE_LIMIT, requests/minute per IP without a valid key
+	SpoolDir          string         // KURZ_SPOOL_DIR
+	SpoolMaxBytes     int64          // KURZ_SPOOL_MAX_BYTES
+	Secret            string         // KURZ_SECRET: keys cookies and visitor hashes
+	CacheMaxBytes     int64          // KURZ_CACHE_MAX_BYTES: edge link cache budget
+	PriceStaleAfter   time.Duration  // KURZ_PRICE_STALE_AFTER
+	PricePollURL      string         // KURZ_PRICE_POLL_URL (optional upstream template)
+	PricePollSymbols  []string       // KURZ_PRICE_POLL_SYMBOLS
+	PricePollInterval time.Duration  // KURZ_PRICE_POLL_INTERVAL
+	LogLevel          string         // KURZ_LOG_LEVEL: debug|info|warn|error
+}
+
+// Defaults used when a variable is unset.
+const (
+	DefaultDatabaseURL   = "postgres://postgres@127.0.0.1:55432/kurz?sslmode=disable"
+	DefaultClickHouseURL = "clickhouse://127.0.0.1:59000/default"
+	DefaultBaseURL       = "http://localhost:8080"
+	// DevSecret is only acceptable for local development; serve warns about it.
+	DevSecret = "kurz-dev-secret-change-me"
+)
+
+// Load reads the configuration from the environment.
+func Load() (*Config, error) { return load(os.Getenv) }
+
+func load(get func(string) string) (*Config, error) {
+	c := &Config{
+		DatabaseURL:   or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
+		ClickHouseURL: or(get("KURZ_CLICKHOUSE_URL"), DefaultClickHouseURL),
+		EdgeAddr:      or(get("KURZ_EDGE_ADDR"), ":8080"),
+		AdminAddr:     or(get("KURZ_ADMIN_ADDR"), ":8081"),
+		PriceAddr:     get("KURZ_PRICE_ADDR"),
+		CountryHeader: strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
+		GeoIPDB:       get("KURZ_GEOIP_DB"),
+		SpoolDir:      or(get("KURZ_SPOOL_DIR"), ".run/spool"),
+		Secret:        or(get("KURZ_SECRET"), DevSecret),
+		PricePollURL:  get("KURZ_PRICE_POLL_URL"),
+		LogLevel:      or(get("KURZ_LOG_LEVEL"), "info"),
+	}
+	var err error
+	if c.BaseURL, c.BaseHost, err = parseBase(or(get("KURZ_BASE_URL"), DefaultBaseURL)); err != nil {
+		return nil, err
+	}
+	if c.TrustedProxies, err = parsePrefixes(get("KURZ_TRUSTED_PROXIES")); err != nil {
+		return nil, err
+	}
+	durations := []struct {
+		name string
+		dst  *time.Duration
+		def  time.Duration
+	}{
+		{"KURZ_CLICK_FLUSH_INTERVAL", &c.ClickFlushEvery, time.Second},
+		{"KURZ_PRICE_STALE_AFTER", &c.PriceStaleAfter, 24 * time.Hour},
+		{"KURZ_PRICE_POLL_INTERVAL", &c.PricePollInterval, time.Minute},
+	}
+	for _, d := range durations {
+		if *d.dst, err = duration(get(d.name), d.def); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.name, err)
+		}
+	}
+	ints := []struct {
+		name string
+		dst  *int64
+		def  int64
+	}{
+		{"KURZ_SPOOL_MAX_BYTES", &c.SpoolMaxBytes, 1 << 30},
+		{"KURZ_CACHE_MAX_BYTES", &c.CacheMaxBytes, 256 << 20},
+	}
+	for _, n := range ints {
+		if *n.dst, err = integer(get(n.name), n.def); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.name, err)
+		}
+	}
+	anon, err := integer(get("KURZ_ANON_RATE_LIMIT"), 120)
+	if err != nil {
+		return nil, fmt.Errorf("KURZ_ANON_RATE_LIMIT: %w", err)
+	}
+	c.AnonRateLimit = int(anon)
+	for _, s := range strings.Split(get("KURZ_PRICE_POLL_SYMBOLS"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			c.PricePollSymbols = append(c.PricePollSymbols, strings.ToUpper(s))
+		}
+	}
+	return c, nil
+}
+
+func or(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return strings.TrimSpace(v)
+}
+
+func duration(v string, def time.Duration) (time.Duration, error) {
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, err
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be positive, got %s", v)
+	}
+	return d, nil
+}
+
+func integer(v string, def int64) (int64, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not an integer: %q", v)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("must not be negative, got %d", n)
+	}
+	return n, nil
+}
+
+// parseBase validates KURZ_BASE_URL and returns it without a trailing slash,
+// plus its lower-case host[:port].
+func parseBase(raw string) (base, host string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("KURZ_BASE_URL: want an absolute http(s) URL, got %q", raw)
+	}
+	if u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("KURZ_BASE_URL: must not have a path, query or fragment: %q", raw)
+	}
+	host = strings.ToLower(u.Host)
+	return u.Scheme + "://" + host, host, nil
+}
+
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/") {
+			a, err := netip.ParseAddr(s)
+			if err != nil {
+				return nil, fmt.Errorf("KURZ_TRUSTED_PROXIES: %q: %w", s, err)
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("KURZ_TRUSTED_PROXIES: %q: %w", s, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

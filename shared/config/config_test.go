@@ -1,0 +1,56 @@
+package config
+
+import (
+	"testing"
+	"time"
+)
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr bool
+		check   func(t *testing.T, c *Config)
+	}{
+		{name: "defaults", env: nil, check: func(t *testing.T, c *Config) {
+			if c.EdgeAddr != ":8080" || c.AdminAddr != ":8081" || c.BaseURL != "http://localhost:8080" || c.BaseHost != "localhost:8080" {
+				t.Errorf("defaults: %+v", c)
+			}
+			if c.ClickFlushEvery != time.Second || c.AnonRateLimit != 120 {
+				t.Errorf("flush %v anon %d", c.ClickFlushEvery, c.AnonRateLimit)
+			}
+		}},
+		{name: "base url normalised", env: map[string]string{"KURZ_BASE_URL": "https://Sho.RT/"}, check: func(t *testing.T, c *Config) {
+			if c.BaseURL != "https://sho.rt" || c.BaseHost != "sho.rt" {
+				t.Errorf("got %q %q", c.BaseURL, c.BaseHost)
+			}
+		}},
+		{name: "base url with path", env: map[string]string{"KURZ_BASE_URL": "https://sho.rt/x"}, wantErr: true},
+		{name: "base url not http", env: map[string]string{"KURZ_BASE_URL": "ftp://sho.rt"}, wantErr: true},
+		{name: "proxies", env: map[string]string{"KURZ_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1,::1"}, check: func(t *testing.T, c *Config) {
+			if len(c.TrustedProxies) != 3 || c.TrustedProxies[1].Bits() != 32 || c.TrustedProxies[2].Bits() != 128 {
+				t.Errorf("got %v", c.TrustedProxies)
+			}
+		}},
+		{name: "bad proxy", env: map[string]string{"KURZ_TRUSTED_PROXIES": "10.0.0.0/99"}, wantErr: true},
+		{name: "bad duration", env: map[string]string{"KURZ_CLICK_FLUSH_INTERVAL": "soon"}, wantErr: true},
+		{name: "negative duration", env: map[string]string{"KURZ_CLICK_FLUSH_INTERVAL": "-1s"}, wantErr: true},
+		{name: "bad int", env: map[string]string{"KURZ_ANON_RATE_LIMIT": "many"}, wantErr: true},
+		{name: "poll symbols", env: map[string]string{"KURZ_PRICE_POLL_SYMBOLS": "aapl, msft,,"}, check: func(t *testing.T, c *Config) {
+			if len(c.PricePollSymbols) != 2 || c.PricePollSymbols[0] != "AAPL" {
+				t.Errorf("got %v", c.PricePollSymbols)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(func(k string) string { return tt.env[k] })
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if tt.check != nil {
+				tt.check(t, c)
+			}
+		})
+	}
+}

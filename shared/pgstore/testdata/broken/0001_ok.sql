@@ -1,0 +1,1 @@
+CREATE TABLE ok_before (id int);

@@ -1,0 +1,2 @@
+CREATE TABLE half (id int);
+THIS IS NOT SQL;

@@ -1,0 +1,103 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"kurz/shared/link"
+)
+
+const userColumns = `id, email, username, avatar, plan, rate_limit, is_operator, expires_at, created_at`
+
+func scanUser(row pgx.Row) (*link.User, error) {
+	var u link.User
+	if err := row.Scan(&u.ID, &u.Email, &u.Username, &u.Avatar, &u.Plan, &u.RateLimit, &u.IsOperator, &u.ExpiresAt, &u.CreatedAt); err != nil {
+		return nil, mapErr(err)
+	}
+	u.CreatedAt = u.CreatedAt.UTC()
+	if u.ExpiresAt != nil {
+		t := u.ExpiresAt.UTC()
+		u.ExpiresAt = &t
+	}
+	return &u, nil
+}
+
+// NewUser is what CreateUser needs.
+type NewUser struct {
+	Email        string
+	Username     string
+	PasswordHash string
+	Plan         string
+	RateLimit    *int
+	IsOperator   bool
+	ExpiresAt    *time.Time
+	APIKeyHash   []byte
+}
+
+// CreateUser inserts an account. A taken email or username is ErrConflict.
+func (s *Store) CreateUser(ctx context.Context, n NewUser) (*link.User, error) {
+	row := s.pool.QueryRow(ctx, `INSERT INTO users (email, username, password_hash, plan, rate_limit, is_operator, expires_at, api_key_hash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+userColumns,
+		n.Email, n.Username, n.PasswordHash, n.Plan, n.RateLimit, n.IsOperator, n.ExpiresAt, n.APIKeyHash)
+	u, err := scanUser(row)
+	if err != nil {
+		return nil, fmt.Errorf("create user %q: %w", n.Username, err)
+	}
+	return u, nil
+}
+
+// UserByKeyHash finds the account owning an API key.
+func (s *Store) UserByKeyHash(ctx context.Context, hash []byte) (*link.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE api_key_hash = $1`, hash))
+	if err != nil {
+		return nil, fmt.Errorf("user by key: %w", err)
+	}
+	return u, nil
+}
+
+// UserByID loads one account.
+func (s *Store) UserByID(ctx context.Context, id int64) (*link.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	if err != nil {
+		return nil, fmt.Errorf("user %d: %w", id, err)
+	}
+	return u, nil
+}
+
+// UserByUsername loads one account by username (case-insensitive).
+func (s *Store) UserByUsername(ctx context.Context, username string) (*link.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(username) = lower($1)`, username))
+	if err != nil {
+		return nil, fmt.Errorf("user %q: %w", username, err)
+	}
+	return u, nil
+}
+
+// UpdateAccount changes the email and/or password hash (nil = keep).
+func (s *Store) UpdateAccount(ctx context.Context, id int64, email, passwordHash *string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET email = coalesce($2, email), password_hash = coalesce($3, password_hash) WHERE id = $1`,
+		id, email, passwordHash)
+	if err != nil {
+		return fmt.Errorf("update account %d: %w", id, mapErr(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("update account %d: %w", id, link.ErrNotFound)
+	}
+	return nil
+}
+
+// SetAPIKeyHash replaces the account's key; the old key stops working at
+// once because lookups go by hash.
+func (s *Store) SetAPIKeyHash(ctx context.Context, id int64, hash []byte) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET api_key_hash = $2 WHERE id = $1`, id, hash)
+	if err != nil {
+		return fmt.Errorf("rotate key of %d: %w", id, mapErr(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("rotate key of %d: %w", id, link.ErrNotFound)
+	}
+	return nil
+}
