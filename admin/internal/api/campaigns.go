@@ -1,4 +1,162 @@
 package api
 
-// campaignRoutes registers this resource's endpoints (being written).
-func (s *Server) campaignRoutes() {}
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"kurz/shared/link"
+)
+
+func (s *Server) campaignRoutes() {
+	s.handle(s.api, "/api/campaigns", Methods{http.MethodGet: s.listCampaigns})
+	s.handle(s.api, "/api/campaign/add", Methods{http.MethodPost: s.addCampaign})
+	s.handle(s.api, "/api/campaign/{campaignid}/assign/{linkid}", Methods{http.MethodPost: s.assignCampaign})
+	s.handle(s.api, "/api/campaign/{id}/update", Methods{http.MethodPut: s.updateCampaign})
+	s.handle(s.api, "/api/campaign/{id}/delete", Methods{http.MethodDelete: s.deleteCampaign})
+}
+
+// rotatorValue is the rotator URL, or false (the spec's boolean) without one.
+func (s *Server) rotatorValue(c *link.Campaign) any {
+	if c.Slug == "" {
+		return false
+	}
+	return c.RotatorURL(s.cfg.BaseURL)
+}
+
+// campaignJSON is the add/update response; the spec carries the name under
+// the key domain there.
+func (s *Server) campaignJSON(c *link.Campaign, username string) map[string]any {
+	return map[string]any{
+		"id":      c.ID,
+		"domain":  c.Name,
+		"public":  c.Public,
+		"rotator": s.rotatorValue(c),
+		"list":    c.ListURL(s.cfg.BaseURL, username),
+	}
+}
+
+func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	p, err := ParsePage(r)
+	if err != nil {
+		return err
+	}
+	cs, total, err := s.store.ListCampaigns(r.Context(), u.ID, p.Limit, p.Offset())
+	if err != nil {
+		return err
+	}
+	items := make([]map[string]any, 0, len(cs))
+	for i := range cs {
+		row := s.campaignJSON(&cs[i], u.Username)
+		// Both keys: the spec's table says name, one of its samples domain.
+		row["name"] = cs[i].Name
+		items = append(items, row)
+	}
+	return List(w, p, total, "campaigns", items)
+}
+
+type campaignIn struct {
+	Name   *string `json:"name"`
+	Slug   *string `json:"slug"`
+	Public *bool   `json:"public"`
+}
+
+// apply validates the sent fields and copies them onto c ("" slug removes
+// the rotator).
+func (in *campaignIn) apply(c *link.Campaign) error {
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		if err := checkText("name", n, link.MaxNameLen, false); err != nil {
+			return err
+		}
+		c.Name = n
+	}
+	if in.Slug != nil {
+		if *in.Slug != "" {
+			if err := link.ValidAlias(*in.Slug); err != nil {
+				return BadRequest("slug", err.Error())
+			}
+		}
+		c.Slug = *in.Slug
+	}
+	if in.Public != nil {
+		c.Public = *in.Public
+	}
+	return nil
+}
+
+// slugConflict turns a taken slug into its 409.
+func slugConflict(err error, slug *string) error {
+	if errors.Is(err, link.ErrConflict) && slug != nil {
+		return Conflict("slug: " + *slug + " is already taken; choose another")
+	}
+	return err
+}
+
+func (s *Server) addCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	var in campaignIn
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	c := link.Campaign{UserID: u.ID}
+	if err := in.apply(&c); err != nil {
+		return err
+	}
+	c, err := s.store.CreateCampaign(r.Context(), c)
+	if err != nil {
+		return slugConflict(err, in.Slug)
+	}
+	return OK(w, s.campaignJSON(&c, u.Username))
+}
+
+func (s *Server) updateCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	id, err := pathInt64(r, "id", "campaign")
+	if err != nil {
+		return err
+	}
+	var in campaignIn
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+		return BadRequest("name", "required")
+	}
+	c, err := s.store.UpdateCampaign(r.Context(), u.ID, id, in.apply)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("campaign")
+	}
+	if err != nil {
+		return slugConflict(err, in.Slug)
+	}
+	return OK(w, s.campaignJSON(&c, u.Username))
+}
+
+func (s *Server) deleteCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	id, err := pathInt64(r, "id", "campaign")
+	if err != nil {
+		return err
+	}
+	err = s.store.DeleteCampaign(r.Context(), u.ID, id)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("campaign")
+	}
+	if err != nil {
+		return err
+	}
+	return Message(w, "campaign deleted; its links are now unassigned")
+}
+
+func (s *Server) assignCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	cid, err := pathInt64(r, "campaignid", "campaign")
+	if err != nil {
+		return err
+	}
+	lid, err := pathInt64(r, "linkid", "link")
+	if err != nil {
+		return err
+	}
+	if err := s.store.AssignLinkToCampaign(r.Context(), u.ID, cid, lid); err != nil {
+		return storeErr(err)
+	}
+	return Message(w, "link assigned to campaign")
+}

@@ -1,4 +1,190 @@
 package api
 
-// domainRoutes registers this resource's endpoints (being written).
-func (s *Server) domainRoutes() {}
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"kurz/shared/link"
+)
+
+func (s *Server) domainRoutes() {
+	s.handle(s.api, "/api/domains", Methods{http.MethodGet: s.listDomains})
+	s.handle(s.api, "/api/domain/add", Methods{http.MethodPost: s.addDomain})
+	s.handle(s.api, "/api/domain/{id}/update", Methods{http.MethodPut: s.updateDomain})
+	s.handle(s.api, "/api/domain/{id}/delete", Methods{http.MethodDelete: s.deleteDomain})
+}
+
+// pathInt64 parses a path id strictly (a positive decimal int64); anything
+// else is the same 404 as an unknown id.
+func pathInt64(r *http.Request, name, what string) (int64, error) {
+	v := r.PathValue(name)
+	if v == "" || v[0] == '+' || v[0] == '0' {
+		return 0, NotFound(what)
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, NotFound(what)
+	}
+	return id, nil
+}
+
+// storeErr names the missing record of a two-record request (assign).
+func storeErr(err error) error {
+	var nf *link.NotFoundError
+	if errors.As(err, &nf) {
+		return NotFound(nf.What)
+	}
+	return err
+}
+
+func domainJSON(d link.Domain) map[string]any {
+	return map[string]any{"id": d.ID, "domain": d.Domain, "redirectroot": d.RedirectRoot, "redirect404": d.Redirect404}
+}
+
+func (s *Server) listDomains(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	p, err := ParsePage(r)
+	if err != nil {
+		return err
+	}
+	ds, total, err := s.store.ListDomains(r.Context(), u.ID, p.Limit, p.Offset())
+	if err != nil {
+		return err
+	}
+	items := make([]map[string]any, 0, len(ds))
+	for _, d := range ds {
+		items = append(items, domainJSON(d))
+	}
+	return List(w, p, total, "domains", items)
+}
+
+type domainIn struct {
+	Domain       *string `json:"domain"`
+	RedirectRoot *string `json:"redirectroot"`
+	Redirect404  *string `json:"redirect404"`
+}
+
+// optionalURL validates an optional redirect: "" means none.
+func optionalURL(field, raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	v, err := link.ValidURL(raw)
+	if err != nil {
+		return "", BadRequest(field, err.Error())
+	}
+	return v, nil
+}
+
+// checkRedirects validates the redirects that are set, in place. A root
+// redirect back to the domain's own root would loop.
+func checkRedirects(host string, in *domainIn) error {
+	if in.RedirectRoot != nil {
+		v, err := optionalURL("redirectroot", *in.RedirectRoot)
+		if err != nil {
+			return err
+		}
+		if v != "" && link.HostMatches(v, host) {
+			if _, h, err := link.ParseDomain(v); err == nil && h == host {
+				return BadRequest("redirectroot", "must not point at the domain's own root (a redirect loop)")
+			}
+		}
+		in.RedirectRoot = &v
+	}
+	if in.Redirect404 != nil {
+		v, err := optionalURL("redirect404", *in.Redirect404)
+		if err != nil {
+			return err
+		}
+		in.Redirect404 = &v
+	}
+	return nil
+}
+
+func (s *Server) addDomain(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	var in domainIn
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Domain == nil || *in.Domain == "" {
+		return BadRequest("domain", "required, e.g. https://go.example.com")
+	}
+	addr, host, err := link.ParseDomain(*in.Domain)
+	if err != nil {
+		return BadRequest("domain", err.Error())
+	}
+	if _, baseHost, err := link.ParseDomain(s.cfg.BaseURL); err == nil && host == baseHost || host == s.cfg.BaseHost {
+		return BadRequest("domain", link.ErrDomainReserved.Error())
+	}
+	if err := checkRedirects(host, &in); err != nil {
+		return err
+	}
+	d := link.Domain{UserID: u.ID, Host: host, Domain: addr}
+	if in.RedirectRoot != nil {
+		d.RedirectRoot = *in.RedirectRoot
+	}
+	if in.Redirect404 != nil {
+		d.Redirect404 = *in.Redirect404
+	}
+	id, err := s.store.CreateDomain(r.Context(), d)
+	if errors.Is(err, link.ErrConflict) {
+		return Conflict("domain: already registered")
+	}
+	if err != nil {
+		return err
+	}
+	return OK(w, map[string]any{"id": id})
+}
+
+func (s *Server) updateDomain(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	id, err := pathInt64(r, "id", "domain")
+	if err != nil {
+		return err
+	}
+	var in domainIn
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.Domain != nil {
+		return BadRequest("domain", "cannot be changed; add a new domain and delete this one")
+	}
+	if in.RedirectRoot == nil && in.Redirect404 == nil {
+		return BadRequest("redirectroot", "send redirectroot and/or redirect404")
+	}
+	d, err := s.store.DomainByID(r.Context(), u.ID, id)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("domain")
+	}
+	if err != nil {
+		return err
+	}
+	if err := checkRedirects(d.Host, &in); err != nil {
+		return err
+	}
+	if err := s.store.UpdateDomain(r.Context(), u.ID, id, in.RedirectRoot, in.Redirect404); err != nil {
+		if errors.Is(err, link.ErrNotFound) {
+			return NotFound("domain")
+		}
+		return err
+	}
+	return Message(w, "domain updated")
+}
+
+func (s *Server) deleteDomain(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	id, err := pathInt64(r, "id", "domain")
+	if err != nil {
+		return err
+	}
+	err = s.store.DeleteDomain(r.Context(), u.ID, id)
+	var inUse *link.InUseError
+	switch {
+	case errors.As(err, &inUse):
+		return Conflict(fmt.Sprintf("domain: %d short links use it; delete or move them first", inUse.N))
+	case errors.Is(err, link.ErrNotFound):
+		return NotFound("domain")
+	case err != nil:
+		return err
+	}
+	return Message(w, "domain deleted")
+}
