@@ -4,6 +4,7 @@
 //	admin serve                   serve the link management and price APIs
 //	admin user create --email E --username U [--password P] [--plan NAME]
 //	                  [--rate-limit N] [--expires 'YYYY-MM-DD HH:MM:SS'] [--admin]
+//	admin price import FILE       load price ticks (CSV or JSON lines)
 //
 // Configuration comes from KURZ_* environment variables (see README.md).
 package main
@@ -24,6 +25,9 @@ commands:
   migrate        apply all PostgreSQL and ClickHouse migrations (idempotent)
   serve          run the admin API (KURZ_ADMIN_ADDR) and price API (also KURZ_PRICE_ADDR)
   user create    create a user and print its API key as one JSON line
+  price import FILE
+                 load price ticks from a CSV (header symbol,price,currency,timestamp)
+                 or JSON-lines file; bad rows are listed on stderr (exit 1)
 `
 
 func main() {
@@ -54,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return userCreate(ctx, cfg, args[2:], stdout, stderr)
+	case "price":
+		return priceCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

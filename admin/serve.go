@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kurz/admin/internal/api"
+	"kurz/admin/internal/price"
 	"kurz/shared/chstore"
 	"kurz/shared/config"
 	"kurz/shared/pgstore"
@@ -33,6 +34,16 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer ch.Close()
+	prices, err := price.NewService(st, ch, price.Options{StaleAfter: cfg.PriceStaleAfter, Log: log})
+	if err != nil {
+		return err
+	}
+	defer prices.Close()
+	stopPoller, err := startPricePoller(ctx, cfg, prices, log)
+	if err != nil {
+		return err
+	}
+	defer stopPoller()
 
 	srv := api.New(api.Deps{
 		Store:  st,
@@ -42,6 +53,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 			{Name: "postgres", Fn: st.Ping},
 			{Name: "clickhouse", Fn: ch.Ping},
 		},
+		Price: prices,
 	})
 	servers := []*http.Server{newHTTPServer(cfg.AdminAddr, srv.Handler(), log)}
 	if cfg.PriceAddr != "" {
@@ -107,4 +119,36 @@ func pruneLoop(ctx context.Context, st *pgstore.Store, log *slog.Logger) {
 			cancel()
 		}
 	}
+}
+
+// startPricePoller starts the upstream price poller when KURZ_PRICE_POLL_URL
+// is set; the returned stop function cancels it and waits for its round to
+// end. A bad poller configuration fails start-up rather than being ignored.
+func startPricePoller(ctx context.Context, cfg *config.Config, svc *price.Service, log *slog.Logger) (stop func(), err error) {
+	if cfg.PricePollURL == "" {
+		return func() {}, nil
+	}
+	prov, err := price.NewHTTPProvider(cfg.PricePollURL, price.Fields{
+		Price: cfg.PricePollPriceField, Currency: cfg.PricePollCurrencyField, Time: cfg.PricePollTimeField,
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	sink := func(ctx context.Context, ticks []pgstore.Quote) error {
+		_, err := svc.Update(ctx, ticks, price.SourcePoll)
+		return err
+	}
+	p, err := price.NewPoller(prov, sink, price.PollConfig{
+		Symbols: cfg.PricePollSymbols, Interval: cfg.PricePollInterval, Timeout: cfg.PricePollTimeout,
+	}, log)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.Run(pctx)
+	}()
+	return func() { cancel(); <-done }, nil
 }

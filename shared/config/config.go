@@ -36,6 +36,13 @@ type Config struct {
 	PricePollSymbols  []string       // KURZ_PRICE_POLL_SYMBOLS
 	PricePollInterval time.Duration  // KURZ_PRICE_POLL_INTERVAL
 	LogLevel          string         // KURZ_LOG_LEVEL: debug|info|warn|error
+
+	// Price poller: per-request timeout and the dot-separated JSON paths of
+	// the quote's parts in the upstream response (time "" = none sent).
+	PricePollTimeout       time.Duration // KURZ_PRICE_POLL_TIMEOUT
+	PricePollPriceField    string        // KURZ_PRICE_POLL_PRICE_FIELD
+	PricePollCurrencyField string        // KURZ_PRICE_POLL_CURRENCY_FIELD
+	PricePollTimeField     string        // KURZ_PRICE_POLL_TIME_FIELD ("-" = none)
 }
 
 // Defaults used when a variable is unset.
@@ -64,6 +71,11 @@ func load(get func(string) string) (*Config, error) {
 		PricePollURL:  get("KURZ_PRICE_POLL_URL"),
 		LogLevel:      or(get("KURZ_LOG_LEVEL"), "info"),
 	}
+	c.PricePollPriceField = or(get("KURZ_PRICE_POLL_PRICE_FIELD"), "price")
+	c.PricePollCurrencyField = or(get("KURZ_PRICE_POLL_CURRENCY_FIELD"), "currency")
+	if c.PricePollTimeField = or(get("KURZ_PRICE_POLL_TIME_FIELD"), "timestamp"); c.PricePollTimeField == "-" {
+		c.PricePollTimeField = ""
+	}
 	var err error
 	if c.BaseURL, c.BaseHost, err = parseBase(or(get("KURZ_BASE_URL"), DefaultBaseURL)); err != nil {
 		return nil, err
@@ -79,6 +91,7 @@ func load(get func(string) string) (*Config, error) {
 		{"KURZ_CLICK_FLUSH_INTERVAL", &c.ClickFlushEvery, time.Second},
 		{"KURZ_PRICE_STALE_AFTER", &c.PriceStaleAfter, 24 * time.Hour},
 		{"KURZ_PRICE_POLL_INTERVAL", &c.PricePollInterval, time.Minute},
+		{"KURZ_PRICE_POLL_TIMEOUT", &c.PricePollTimeout, 10 * time.Second},
 	}
 	for _, d := range durations {
 		if *d.dst, err = duration(get(d.name), d.def); err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"kurz/admin/internal/price"
 	"kurz/shared/clientip"
 	"kurz/shared/config"
 	"kurz/shared/link"
@@ -31,6 +32,8 @@ type Deps struct {
 	Ready  []Check
 	// Now is the clock (tests may pin it); nil means time.Now.
 	Now func() time.Time
+	// Price answers and stores market prices; nil makes the price API 503.
+	Price *price.Service
 }
 
 // Server holds the handlers' dependencies.
@@ -44,6 +47,8 @@ type Server struct {
 
 	api   *http.ServeMux // link management, scope "api"
 	price *http.ServeMux // price API, scope "price"
+
+	prices *price.Service // nil: price endpoints answer 503
 }
 
 // New builds the server and its routes.
@@ -61,6 +66,7 @@ func New(d Deps) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.prices = d.Price
 	if s.log == nil {
 		s.log = slog.Default()
 	}

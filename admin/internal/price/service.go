@@ -1,0 +1,179 @@
+package price
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/dgraph-io/ristretto/v2"
+
+	"kurz/shared/link"
+	"kurz/shared/pgstore"
+)
+
+// Options tune a Service; zero values take the defaults.
+type Options struct {
+	// StaleAfter is the age after which a quote is flagged stale; 0 never.
+	StaleAfter time.Duration
+	// CacheTTL bounds how long a cached answer (or "unknown symbol") is
+	// served without asking PostgreSQL. Updates through this Service refresh
+	// the cache at once; the TTL is what makes updates by other processes
+	// (the import command, other admin replicas) visible. Default 2 s.
+	CacheTTL time.Duration
+	// MaxSymbols is the cache capacity in symbols. Default 100 000.
+	MaxSymbols int64
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Service answers price lookups and applies price updates.
+type Service struct {
+	store      *pgstore.Store
+	ticks      driver.Conn // nil: tick history is not recorded
+	cache      *ristretto.Cache[string, *entry]
+	staleAfter time.Duration
+	ttl        time.Duration
+	now        func() time.Time
+	log        *slog.Logger
+}
+
+// entry is a cached answer; nil means the symbol is unknown.
+type entry struct {
+	answer Answer
+}
+
+// Answer is the latest quote of a symbol as the API shows it.
+type Answer struct {
+	Symbol      string
+	Price       string // canonical decimal text
+	Currency    string
+	QuotedAt    time.Time
+	LastUpdated string // QuotedAt in ISO 8601 with an explicit offset
+	Stale       bool
+}
+
+// TimeLayout renders last_updated: ISO 8601 with a numeric UTC offset
+// ("+00:00", never "Z"), fractions of a second only when there are any.
+const TimeLayout = "2006-01-02T15:04:05.999999-07:00"
+
+// Source names where a tick came from (the price_ticks source column).
+type Source string
+
+// The feeds.
+const (
+	SourceImport Source = "import"
+	SourcePush   Source = "push"
+	SourcePoll   Source = "poll"
+)
+
+// NewService builds a Service over the PostgreSQL store and, when ticks is
+// not nil, the ClickHouse connection that receives the tick history.
+func NewService(st *pgstore.Store, ticks driver.Conn, o Options) (*Service, error) {
+	if o.CacheTTL <= 0 {
+		o.CacheTTL = 2 * time.Second
+	}
+	if o.MaxSymbols <= 0 {
+		o.MaxSymbols = 100_000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	cache, err := ristretto.NewCache(&ristretto.Config[string, *entry]{
+		NumCounters:        o.MaxSymbols * 10,
+		MaxCost:            o.MaxSymbols,
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("price cache: %w", err)
+	}
+	return &Service{store: st, ticks: ticks, cache: cache, staleAfter: o.StaleAfter,
+		ttl: o.CacheTTL, now: o.Now, log: o.Log}, nil
+}
+
+// Close releases the cache.
+func (s *Service) Close() { s.cache.Close() }
+
+// Get returns the latest quote of symbol (already normalised by
+// NormalizeSymbol). A cache hit does no I/O; a miss reads PostgreSQL and
+// caches the answer, including "unknown" (link.ErrNotFound).
+func (s *Service) Get(ctx context.Context, symbol string) (Answer, error) {
+	e, hit := s.cache.Get(symbol)
+	if !hit {
+		var err error
+		if e, err = s.load(ctx, symbol); err != nil {
+			return Answer{}, err
+		}
+	}
+	if e == nil {
+		return Answer{}, fmt.Errorf("quote %q: %w", symbol, link.ErrNotFound)
+	}
+	a := e.answer
+	a.Stale = s.staleAfter > 0 && s.now().Sub(a.QuotedAt) > s.staleAfter
+	return a, nil
+}
+
+func (s *Service) load(ctx context.Context, symbol string) (*entry, error) {
+	q, err := s.store.Quote(ctx, symbol)
+	var e *entry
+	switch {
+	case err == nil:
+		e = newEntry(q)
+	case errors.Is(err, link.ErrNotFound):
+	default:
+		return nil, err
+	}
+	// An Update may have cached a newer quote while we read; keep it. (A
+	// write landing between this check and the Set below is overwritten by
+	// the older answer for at most the TTL.)
+	if cur, ok := s.cache.Get(symbol); ok && cur != nil && (e == nil || cur.answer.QuotedAt.After(e.answer.QuotedAt)) {
+		return cur, nil
+	}
+	s.cache.SetWithTTL(symbol, e, 1, s.ttl)
+	return e, nil
+}
+
+func newEntry(q pgstore.Quote) *entry {
+	return &entry{answer: Answer{
+		Symbol:      q.Symbol,
+		Price:       q.Price,
+		Currency:    q.Currency,
+		QuotedAt:    q.QuotedAt,
+		LastUpdated: q.QuotedAt.UTC().Format(TimeLayout),
+	}}
+}
+
+// Update stores validated ticks: the newer ones become the latest quotes in
+// PostgreSQL (one transaction) and replace the cached answers before Update
+// returns, then all ticks are appended to ClickHouse. It returns how many
+// quotes changed. A ClickHouse failure after the PostgreSQL commit is
+// reported as link.ErrUnavailable: repeating the update is safe, because
+// an equal tick never changes a quote again.
+func (s *Service) Update(ctx context.Context, ticks []pgstore.Quote, src Source) (int, error) {
+	if len(ticks) == 0 {
+		return 0, nil
+	}
+	changed, err := s.store.UpsertQuotes(ctx, ticks)
+	if err != nil {
+		return 0, err
+	}
+	for _, q := range changed {
+		// Replacing an existing entry is synchronous in ristretto; a new one
+		// goes through its buffer, hence Wait below.
+		s.cache.SetWithTTL(q.Symbol, newEntry(q), 1, s.ttl)
+	}
+	s.cache.Wait()
+	if s.ticks != nil {
+		if err := appendTicks(ctx, s.ticks, ticks, src); err != nil {
+			return len(changed), fmt.Errorf("%w: %w", link.ErrUnavailable, err)
+		}
+	}
+	return len(changed), nil
+}
