@@ -1,4 +1,625 @@
 package api
 
-// linkRoutes registers this resource's endpoints (being written).
-func (s *Server) linkRoutes() {}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"kurz/shared/link"
+	"kurz/shared/pgstore"
+	"kurz/shared/secret"
+	"kurz/shared/target"
+)
+
+// Short links: spec 2.9 and 4.6.
+
+func (s *Server) linkRoutes() {
+	s.handle(s.api, "/api/urls", Methods{http.MethodGet: s.listLinks})
+	s.handle(s.api, "/api/url/add", Methods{http.MethodPost: s.addLink})
+	s.handle(s.api, "/api/url/{id}", Methods{http.MethodGet: s.getLink})
+	s.handle(s.api, "/api/url/{id}/update", Methods{http.MethodPut: s.updateLink})
+	s.handle(s.api, "/api/url/{id}/delete", Methods{http.MethodDelete: s.deleteLink})
+}
+
+// MaxLinkPixels bounds the pixels one link may fire.
+const MaxLinkPixels = 50
+
+// linkInput is the write payload of add and update. Pointers tell "absent"
+// from "empty"; JSON null counts as absent.
+type linkInput struct {
+	URL             *string              `json:"url"`
+	Custom          *string              `json:"custom"`
+	Type            *string              `json:"type"`
+	Password        *string              `json:"password"`
+	Domain          *string              `json:"domain"`
+	Expiry          *string              `json:"expiry"`
+	GeoTarget       *[]link.GeoTarget    `json:"geotarget"`
+	DeviceTarget    *[]link.DeviceTarget `json:"devicetarget"`
+	LanguageTarget  *[]link.LangTarget   `json:"languagetarget"`
+	MetaTitle       *string              `json:"metatitle"`
+	MetaDescription *string              `json:"metadescription"`
+	MetaImage       *string              `json:"metaimage"`
+	Description     *string              `json:"description"`
+	Pixels          *[]int64             `json:"pixels"`
+	Channel         *int64               `json:"channel"`
+	Deeplink        *deeplinkInput       `json:"deeplink"`
+	Status          *string              `json:"status"`
+	Parameters      *[]link.Param        `json:"parameters"`
+}
+
+type deeplinkInput struct {
+	IOSStore     *string `json:"ios_store"`
+	AndroidStore *string `json:"android_store"`
+}
+
+func (s *Server) addLink(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	var in linkInput
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.URL == nil || strings.TrimSpace(*in.URL) == "" {
+		return BadRequest("url", "required")
+	}
+	p, err := s.linkPatch(r.Context(), &in, true)
+	if err != nil {
+		return err
+	}
+	l := &link.Link{UserID: u.ID, Type: link.TypeDirect, Status: link.StatusPrivate}
+	p.Apply(l)
+	l.Custom = p.Alias != nil
+	if in.Description != nil {
+		if err := link.ValidText(*in.Description, link.MaxDescription, true); err != nil {
+			return BadRequest("description", err.Error())
+		}
+		l.Description = *in.Description
+	}
+	if in.Status != nil {
+		if *in.Status != link.StatusPublic && *in.Status != link.StatusPrivate {
+			return BadRequest("status", "must be public or private")
+		}
+		l.Status = *in.Status
+	}
+	var next func(int) string
+	if !l.Custom {
+		next = randomAlias
+	}
+	if err := s.store.CreateLink(r.Context(), l, next); err != nil {
+		return linkWriteError(err, &in)
+	}
+	return OK(w, map[string]any{"id": l.ID, "shorturl": l.ShortURL(s.cfg.BaseURL)})
+}
+
+// randomAlias draws a base62 alias of the attempt's length, never a
+// reserved word (62^5 includes "admin" and "login").
+func randomAlias(attempt int) string {
+	for {
+		a := secret.RandomString(link.RandomAliasLenFor(attempt))
+		if !link.IsReserved(a) {
+			return a
+		}
+	}
+}
+
+func (s *Server) updateLink(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	id, ok := link.ParseID(r.PathValue("id"))
+	if !ok {
+		return NotFound("link")
+	}
+	var in linkInput
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	p, err := s.linkPatch(r.Context(), &in, false)
+	if err != nil {
+		return err
+	}
+	l, err := s.store.UpdateLink(r.Context(), u.ID, id, p)
+	if err != nil {
+		if errors.Is(err, link.ErrNotFound) {
+			return NotFound("link")
+		}
+		return linkWriteError(err, &in)
+	}
+	return OK(w, map[string]any{"id": l.ID, "short": l.ShortURL(s.cfg.BaseURL)})
+}
+
+// linkWriteError maps store errors of a link write to API errors.
+func linkWriteError(err error, in *linkInput) error {
+	var ref *link.RefError
+	switch {
+	case errors.As(err, &ref):
+		return Errorf(http.StatusBadRequest, "%s", ref.Error())
+	case errors.Is(err, link.ErrAliasTaken):
+		if in.Custom != nil && *in.Custom != "" {
+			return Conflict("custom: alias already taken")
+		}
+		return Conflict("domain: the link's alias is already taken on that domain; send a new custom alias too")
+	}
+	return err
+}
+
+func (s *Server) deleteLink(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	id, ok := link.ParseID(r.PathValue("id"))
+	if !ok {
+		return NotFound("link")
+	}
+	if err := s.store.DeleteLink(r.Context(), u.ID, id); err != nil {
+		if errors.Is(err, link.ErrNotFound) {
+			return NotFound("link")
+		}
+		return err
+	}
+	return Message(w, "link deleted")
+}
+
+func (s *Server) getLink(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	id, ok := link.ParseID(r.PathValue("id"))
+	if !ok {
+		return NotFound("link")
+	}
+	l, err := s.store.LinkByID(r.Context(), u.ID, id)
+	if err != nil {
+		if errors.Is(err, link.ErrNotFound) {
+			return NotFound("link")
+		}
+		return err
+	}
+	return s.writeLink(r.Context(), w, l)
+}
+
+func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	q := r.URL.Query()
+	if q.Has("short") {
+		return s.searchLink(w, r, u, q.Get("short"))
+	}
+	page, err := ParsePage(r)
+	if err != nil {
+		return err
+	}
+	order := pgstore.ByDate
+	switch q.Get("order") {
+	case "", "date":
+	case "click", "clicks":
+		order = pgstore.ByClicks
+	default:
+		return BadRequest("order", "must be date or click")
+	}
+	links, total, err := s.store.ListLinks(r.Context(), u.ID, order, page.Limit, page.Offset())
+	if err != nil {
+		return err
+	}
+	rows := make([]map[string]any, 0, len(links))
+	for i := range links {
+		l := &links[i]
+		rows = append(rows, map[string]any{
+			"id":          l.ID,
+			"alias":       l.Alias,
+			"shorturl":    l.ShortURL(s.cfg.BaseURL),
+			"longurl":     l.LongURL,
+			"clicks":      l.Clicks,
+			"title":       l.MetaTitle,
+			"description": l.Description,
+			"date":        link.FormatTime(l.CreatedAt),
+		})
+	}
+	return List(w, page, total, "urls", rows)
+}
+
+// searchLink answers ?short=: a full short URL finds the alias on that
+// host; a bare alias finds it on any of the caller's hosts, the default
+// domain first.
+func (s *Server) searchLink(w http.ResponseWriter, r *http.Request, u *link.User, short string) error {
+	host, alias, anyHost, ok := s.parseShort(short)
+	if !ok {
+		return NotFound("link")
+	}
+	l, err := s.store.FindLink(r.Context(), u.ID, host, alias, anyHost)
+	if err != nil {
+		if errors.Is(err, link.ErrNotFound) {
+			return NotFound("link")
+		}
+		return err
+	}
+	return s.writeLink(r.Context(), w, l)
+}
+
+// parseShort splits a short URL ("https://sho.rt/abc", also without a
+// scheme) or a bare alias into the stored host ("" = default domain) and
+// alias. ok is false when it cannot name any link.
+func (s *Server) parseShort(raw string) (host, alias string, anyHost, ok bool) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "/") {
+		return "", raw, true, link.IsAliasSyntax(raw)
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	v, err := link.ValidURL(raw)
+	if err != nil {
+		return "", "", false, false
+	}
+	pu, err := url.Parse(v)
+	if err != nil {
+		return "", "", false, false
+	}
+	alias = strings.TrimSuffix(strings.TrimPrefix(pu.Path, "/"), "/")
+	if !link.IsAliasSyntax(alias) {
+		return "", "", false, false
+	}
+	if link.HostMatches(v, s.cfg.BaseHost) {
+		return "", alias, false, true
+	}
+	return link.HostVariants(link.HostOf(v))[0], alias, false, true
+}
+
+// writeLink writes the single-link response of spec 2.9. After the spec's
+// keys, details carries the link's other settings (documented extension)
+// so a client can read back everything it wrote.
+func (s *Server) writeLink(ctx context.Context, w http.ResponseWriter, l *link.Link) error {
+	data, err := s.linkStatsData(ctx, l.ID)
+	if err != nil {
+		return err
+	}
+	location := make(map[string]string, len(l.GeoTargets))
+	for _, g := range l.GeoTargets {
+		name := target.CountryName(g.Location)
+		if name == "" { // a code retired after it was stored: still show it
+			name = strings.ToLower(g.Location)
+		}
+		location[name] = g.Link
+	}
+	device := make(map[string]string, len(l.DeviceTargets))
+	for _, d := range l.DeviceTargets {
+		device[d.Device] = d.Link
+	}
+	var expiry any
+	if l.ExpiresAt != nil {
+		expiry = link.FormatTime(*l.ExpiresAt)
+	}
+	details := map[string]any{
+		"id":          l.ID,
+		"shorturl":    l.ShortURL(s.cfg.BaseURL),
+		"longurl":     l.LongURL,
+		"title":       l.MetaTitle,
+		"description": l.Description,
+		"location":    location,
+		"device":      device,
+		"expiry":      expiry,
+		"date":        link.FormatTime(l.CreatedAt),
+		// extensions
+		"alias":           l.Alias,
+		"domain":          l.Domain,
+		"type":            l.TypeString(),
+		"status":          l.Status,
+		"channel":         idOrZero(l.ChannelID),
+		"campaign":        idOrZero(l.CampaignID),
+		"pixels":          l.PixelIDs,
+		"languagetarget":  l.LangTargets,
+		"deeplink":        map[string]string{"ios_store": l.DeeplinkIOS, "android_store": l.DeeplinkAndroid},
+		"parameters":      l.Parameters,
+		"metatitle":       l.MetaTitle,
+		"metadescription": l.MetaDescription,
+		"metaimage":       l.MetaImage,
+		"password":        l.PasswordHash != "",
+	}
+	return OK(w, map[string]any{"id": l.ID, "details": details, "data": data})
+}
+
+func idOrZero(id *int64) int64 {
+	if id == nil {
+		return 0
+	}
+	return *id
+}
+
+// linkPatch validates the fields present in in and turns them into a
+// patch. adding selects the add semantics ("" means "none" rather than
+// "remove"); description and status are handled by addLink only.
+func (s *Server) linkPatch(ctx context.Context, in *linkInput, adding bool) (*link.LinkPatch, error) {
+	p := &link.LinkPatch{}
+	var urls []urlField // every URL a visitor may be sent to, for the loop check
+	if in.URL != nil {
+		v, err := link.ValidURL(*in.URL)
+		if err != nil {
+			return nil, BadRequest("url", err.Error())
+		}
+		p.LongURL = &v
+		urls = append(urls, urlField{"url", v})
+	}
+	if in.Custom != nil && *in.Custom != "" {
+		if err := link.ValidCustomAlias(*in.Custom); err != nil {
+			return nil, BadRequest("custom", err.Error())
+		}
+		p.Alias = in.Custom
+	}
+	if err := s.patchTypeAndAccess(p, in, adding); err != nil {
+		return nil, err
+	}
+	if err := s.patchTexts(p, in); err != nil {
+		return nil, err
+	}
+	targetURLs, err := patchTargets(p, in)
+	if err != nil {
+		return nil, err
+	}
+	urls = append(urls, targetURLs...)
+	if in.Pixels != nil {
+		if len(*in.Pixels) > MaxLinkPixels {
+			return nil, BadRequest("pixels", fmt.Sprintf("at most %d pixels", MaxLinkPixels))
+		}
+		for _, id := range *in.Pixels {
+			if id <= 0 {
+				return nil, Errorf(http.StatusBadRequest, "pixels: %d is not one of your pixels", id)
+			}
+		}
+		p.PixelIDs = in.Pixels
+	}
+	if in.Channel != nil {
+		if *in.Channel < 0 {
+			return nil, BadRequest("channel", "must be a channel id, or 0 for none")
+		}
+		p.ChannelID = in.Channel
+	}
+	if in.Parameters != nil {
+		if err := validParams(*in.Parameters); err != nil {
+			return nil, err
+		}
+		p.Parameters = in.Parameters
+	}
+	if err := s.refuseLoops(ctx, urls); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// patchTypeAndAccess handles type, password, domain and expiry.
+func (s *Server) patchTypeAndAccess(p *link.LinkPatch, in *linkInput, adding bool) error {
+	if in.Type != nil {
+		typ, pageID, err := link.ParseType(*in.Type)
+		if err != nil {
+			return BadRequest("type", err.Error())
+		}
+		p.Type = &typ
+		if pageID != 0 && typ == link.TypeSplash {
+			p.SplashID = &pageID
+		} else if pageID != 0 {
+			p.OverlayID = &pageID
+		}
+	}
+	if in.Password != nil {
+		hash := ""
+		if *in.Password != "" {
+			if len(*in.Password) > link.MaxLinkPassword {
+				return BadRequest("password", "must be at most 1024 bytes")
+			}
+			var err error
+			if hash, err = secret.HashPassword(*in.Password); err != nil {
+				return fmt.Errorf("hash link password: %w", err)
+			}
+		}
+		if hash != "" || !adding {
+			p.PasswordHash = &hash
+		}
+	}
+	if in.Domain != nil {
+		host, err := s.linkHost(*in.Domain)
+		if err != nil {
+			return err
+		}
+		p.Host = &host
+	}
+	if in.Expiry != nil {
+		if *in.Expiry == "" {
+			p.ClearExpiry = !adding
+			return nil
+		}
+		t, err := link.ParseTime(*in.Expiry)
+		if err != nil {
+			return BadRequest("expiry", "must be a UTC time as YYYY-MM-DD HH:MM:SS")
+		}
+		if !t.After(s.now()) {
+			return BadRequest("expiry", "must be in the future")
+		}
+		p.ExpiresAt = &t
+	}
+	return nil
+}
+
+// linkHost turns the domain field into the stored host: "" (or the
+// default short domain itself) is the default domain; anything else must
+// be one of the caller's branded domains, which the store checks.
+func (s *Server) linkHost(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", nil
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	_, host, err := link.ParseDomain(raw)
+	if err != nil {
+		return "", BadRequest("domain", "must be one of your domains such as https://go.example.com, or empty for the default domain")
+	}
+	if host == s.cfg.BaseHost || link.HostMatches(raw, s.cfg.BaseHost) {
+		return "", nil
+	}
+	return host, nil
+}
+
+// patchTexts handles metatitle, metadescription and metaimage.
+func (s *Server) patchTexts(p *link.LinkPatch, in *linkInput) error {
+	if in.MetaTitle != nil {
+		if err := link.ValidText(*in.MetaTitle, link.MaxMetaTitle, false); err != nil {
+			return BadRequest("metatitle", err.Error())
+		}
+		p.MetaTitle = in.MetaTitle
+	}
+	if in.MetaDescription != nil {
+		if err := link.ValidText(*in.MetaDescription, link.MaxMetaDescription, true); err != nil {
+			return BadRequest("metadescription", err.Error())
+		}
+		p.MetaDescription = in.MetaDescription
+	}
+	if in.MetaImage != nil {
+		img := ""
+		if *in.MetaImage != "" {
+			var err error
+			if img, err = link.ValidMetaImage(*in.MetaImage); err != nil {
+				return BadRequest("metaimage", link.ErrMetaImage.Error())
+			}
+		}
+		p.MetaImage = &img
+	}
+	return nil
+}
+
+// urlField is a URL from the payload with the field it came from.
+type urlField struct{ field, url string }
+
+// patchTargets validates and normalises the targeting lists and deep
+// links; it returns their URLs for the loop check.
+func patchTargets(p *link.LinkPatch, in *linkInput) ([]urlField, error) {
+	var spec target.Spec
+	if in.GeoTarget != nil {
+		for _, g := range *in.GeoTarget {
+			spec.Geo = append(spec.Geo, target.Rule{Key: g.Location, URL: g.Link})
+		}
+	}
+	if in.DeviceTarget != nil {
+		for _, d := range *in.DeviceTarget {
+			spec.Device = append(spec.Device, target.Rule{Key: d.Device, URL: d.Link})
+		}
+	}
+	if in.LanguageTarget != nil {
+		for _, l := range *in.LanguageTarget {
+			spec.Lang = append(spec.Lang, target.Rule{Key: l.Language, URL: l.Link})
+		}
+	}
+	norm, err := target.Normalize(spec)
+	if err != nil {
+		var re *target.RuleError
+		if errors.As(err, &re) {
+			return nil, BadRequest(re.Path(), re.Err.Error())
+		}
+		return nil, err
+	}
+	var urls []urlField
+	rules := func(list string, rs []target.Rule) ([]target.Rule, error) {
+		for i := range rs {
+			field := fmt.Sprintf("%s[%d].link", list, i)
+			v, err := link.ValidURL(rs[i].URL)
+			if err != nil {
+				return nil, BadRequest(field, err.Error())
+			}
+			rs[i].URL = v
+			urls = append(urls, urlField{field, v})
+		}
+		return rs, nil
+	}
+	if in.GeoTarget != nil {
+		rs, err := rules("geotarget", norm.Geo)
+		if err != nil {
+			return nil, err
+		}
+		geo := make([]link.GeoTarget, 0, len(rs))
+		for _, r := range rs {
+			geo = append(geo, link.GeoTarget{Location: r.Key, Link: r.URL})
+		}
+		p.GeoTargets = &geo
+	}
+	if in.DeviceTarget != nil {
+		rs, err := rules("devicetarget", norm.Device)
+		if err != nil {
+			return nil, err
+		}
+		dev := make([]link.DeviceTarget, 0, len(rs))
+		for _, r := range rs {
+			dev = append(dev, link.DeviceTarget{Device: r.Key, Link: r.URL})
+		}
+		p.DeviceTargets = &dev
+	}
+	if in.LanguageTarget != nil {
+		rs, err := rules("languagetarget", norm.Lang)
+		if err != nil {
+			return nil, err
+		}
+		lang := make([]link.LangTarget, 0, len(rs))
+		for _, r := range rs {
+			lang = append(lang, link.LangTarget{Language: r.Key, Link: r.URL})
+		}
+		p.LangTargets = &lang
+	}
+	if in.Deeplink != nil {
+		store := func(field string, raw *string, dst **string) error {
+			if raw == nil {
+				return nil
+			}
+			v := ""
+			if *raw != "" {
+				var err error
+				if v, err = link.ValidHTTPSURL(*raw); err != nil {
+					return BadRequest(field, err.Error())
+				}
+				urls = append(urls, urlField{field, v})
+			}
+			*dst = &v
+			return nil
+		}
+		if err := store("deeplink.ios_store", in.Deeplink.IOSStore, &p.DeeplinkIOS); err != nil {
+			return nil, err
+		}
+		if err := store("deeplink.android_store", in.Deeplink.AndroidStore, &p.DeeplinkAndroid); err != nil {
+			return nil, err
+		}
+	}
+	return urls, nil
+}
+
+func validParams(ps []link.Param) error {
+	if len(ps) > link.MaxParams {
+		return BadRequest("parameters", fmt.Sprintf("at most %d parameters", link.MaxParams))
+	}
+	for i, p := range ps {
+		if field, err := link.ValidParam(p); err != nil {
+			return BadRequest(fmt.Sprintf("parameters[%d].%s", i, field), err.Error())
+		}
+	}
+	return nil
+}
+
+// refuseLoops rejects URLs that point at one of our own short-link hosts:
+// the default short domain or any user's branded domain. Following them
+// would redirect into ourselves, possibly forever.
+func (s *Server) refuseLoops(ctx context.Context, urls []urlField) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	hosts := make([]string, 0, 3*len(urls))
+	for _, u := range urls {
+		if link.HostMatches(u.url, s.cfg.BaseHost) {
+			return loopError(u.field)
+		}
+		hosts = append(hosts, link.HostVariants(link.HostOf(u.url))...)
+	}
+	branded, err := s.store.BrandedHosts(ctx, hosts)
+	if err != nil {
+		return err
+	}
+	for _, u := range urls {
+		for _, h := range link.HostVariants(link.HostOf(u.url)) {
+			for _, b := range branded {
+				if h == b {
+					return loopError(u.field)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func loopError(field string) error {
+	return BadRequest(field, "must not point to a short link of this service (redirect loop)")
+}

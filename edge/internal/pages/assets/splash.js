@@ -1,0 +1,1 @@
+(function(w,d){var b=d.body,u=b.getAttribute("data-url")||"",n=parseInt(b.getAttribute("data-delay"),10)||0,el=d.getElementById("count");function go(){if(/^https?:\/\//i.test(u))w.location.replace(u)}function tick(){if(n<=0){go();return}if(el)el.textContent=String(n);n--;w.setTimeout(tick,1000)}tick()})(window,document);

@@ -1,0 +1,335 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"kurz/shared/link"
+)
+
+// linkColumns selects a whole link; the pixel ids come sorted.
+const linkColumns = `l.id, l.user_id, l.host, l.domain_id, coalesce(d.domain, ''), l.alias, l.custom, l.long_url,
+	l.type, l.splash_id, l.overlay_id, l.password_hash, l.expires_at, l.meta_title, l.meta_description,
+	l.meta_image, l.description, l.status, l.channel_id, l.campaign_id, l.deeplink_ios, l.deeplink_android,
+	l.geo_targets, l.device_targets, l.lang_targets, l.parameters,
+	ARRAY(SELECT lp.pixel_id FROM link_pixels lp WHERE lp.link_id = l.id ORDER BY lp.pixel_id),
+	l.clicks, l.created_at, l.updated_at
+	FROM links l LEFT JOIN domains d ON d.id = l.domain_id`
+
+func scanLink(row pgx.Row) (*link.Link, error) {
+	var l link.Link
+	err := row.Scan(&l.ID, &l.UserID, &l.Host, &l.DomainID, &l.Domain, &l.Alias, &l.Custom, &l.LongURL,
+		&l.Type, &l.SplashID, &l.OverlayID, &l.PasswordHash, &l.ExpiresAt, &l.MetaTitle, &l.MetaDescription,
+		&l.MetaImage, &l.Description, &l.Status, &l.ChannelID, &l.CampaignID, &l.DeeplinkIOS, &l.DeeplinkAndroid,
+		&l.GeoTargets, &l.DeviceTargets, &l.LangTargets, &l.Parameters, &l.PixelIDs,
+		&l.Clicks, &l.CreatedAt, &l.UpdatedAt)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	l.CreatedAt, l.UpdatedAt = l.CreatedAt.UTC(), l.UpdatedAt.UTC()
+	if l.ExpiresAt != nil {
+		t := l.ExpiresAt.UTC()
+		l.ExpiresAt = &t
+	}
+	fillEmpty(&l)
+	return &l, nil
+}
+
+// fillEmpty replaces nil lists by empty ones: they are stored as JSON []
+// (never null) and rendered as [].
+func fillEmpty(l *link.Link) {
+	if l.GeoTargets == nil {
+		l.GeoTargets = []link.GeoTarget{}
+	}
+	if l.DeviceTargets == nil {
+		l.DeviceTargets = []link.DeviceTarget{}
+	}
+	if l.LangTargets == nil {
+		l.LangTargets = []link.LangTarget{}
+	}
+	if l.Parameters == nil {
+		l.Parameters = []link.Param{}
+	}
+	if l.PixelIDs == nil {
+		l.PixelIDs = []int64{}
+	}
+}
+
+// CreateLink inserts l (UserID, Host and all settings set; ID, DomainID,
+// Domain and CreatedAt are filled in) with its pixels in one transaction.
+// References (domain by host, channel, splash page, overlay, pixels) must
+// be the owner's, else a *link.RefError. With nextAlias nil, l.Alias is a
+// custom alias and a taken one is link.ErrAliasTaken; otherwise nextAlias
+// gives the candidate for each attempt and a taken one is simply retried:
+// the unique index decides, so concurrent inserts never race.
+func (s *Store) CreateLink(ctx context.Context, l *link.Link, nextAlias func(attempt int) string) error {
+	fillEmpty(l)
+	l.PixelIDs = link.SortedIDs(l.PixelIDs)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockLinkRefs(ctx, tx, l); err != nil {
+			return err
+		}
+		if nextAlias == nil {
+			ok, err := insertLink(ctx, tx, l)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return link.ErrAliasTaken
+			}
+		} else if err := insertRandom(ctx, tx, l, nextAlias); err != nil {
+			return err
+		}
+		return addPixels(ctx, tx, l.ID, l.PixelIDs)
+	})
+	if err != nil {
+		return fmt.Errorf("create link of user %d: %w", l.UserID, err)
+	}
+	return nil
+}
+
+func insertRandom(ctx context.Context, tx pgx.Tx, l *link.Link, nextAlias func(int) string) error {
+	for attempt := range link.MaxRandomAliasAttempts {
+		l.Alias = nextAlias(attempt)
+		ok, err := insertLink(ctx, tx, l)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return fmt.Errorf("no free random alias after %d attempts", link.MaxRandomAliasAttempts)
+}
+
+// insertLink inserts l unless (host, alias) is taken; ON CONFLICT keeps
+// the transaction usable for the next attempt.
+func insertLink(ctx context.Context, tx pgx.Tx, l *link.Link) (bool, error) {
+	err := tx.QueryRow(ctx, `INSERT INTO links (user_id, domain_id, host, alias, custom, long_url, type, splash_id,
+		overlay_id, password_hash, expires_at, meta_title, meta_description, meta_image, description, status,
+		channel_id, deeplink_ios, deeplink_android, geo_targets, device_targets, lang_targets, parameters)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+		ON CONFLICT (host, alias) DO NOTHING
+		RETURNING id, created_at, updated_at`,
+		l.UserID, l.DomainID, l.Host, l.Alias, l.Custom, l.LongURL, l.Type, l.SplashID,
+		l.OverlayID, l.PasswordHash, l.ExpiresAt, l.MetaTitle, l.MetaDescription, l.MetaImage, l.Description, l.Status,
+		l.ChannelID, l.DeeplinkIOS, l.DeeplinkAndroid, l.GeoTargets, l.DeviceTargets, l.LangTargets, l.Parameters,
+	).Scan(&l.ID, &l.CreatedAt, &l.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, mapErr(err)
+	}
+	l.CreatedAt, l.UpdatedAt = l.CreatedAt.UTC(), l.UpdatedAt.UTC()
+	return true, nil
+}
+
+// lockLinkRefs checks that every record l points to is its owner's and
+// takes a KEY SHARE lock on it, so a concurrent delete waits for this
+// transaction instead of breaking the foreign key halfway. It resolves
+// l.Host to the domain's id and address.
+func lockLinkRefs(ctx context.Context, tx pgx.Tx, l *link.Link) error {
+	l.DomainID, l.Domain = nil, ""
+	if l.Host != "" {
+		var id int64
+		err := tx.QueryRow(ctx, `SELECT id, domain FROM domains WHERE user_id = $1 AND host = $2 FOR KEY SHARE`,
+			l.UserID, l.Host).Scan(&id, &l.Domain)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return &link.RefError{Field: "domain", Value: l.Host}
+		}
+		if err != nil {
+			return mapErr(err)
+		}
+		l.DomainID = &id
+	}
+	refs := []struct {
+		field, table string
+		id           *int64
+	}{
+		{"channel", "channels", l.ChannelID},
+		{"type", "splash_pages", l.SplashID},
+		{"type", "overlays", l.OverlayID},
+	}
+	for _, r := range refs {
+		if r.id == nil {
+			continue
+		}
+		// table comes from the fixed list above, never from input.
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM `+r.table+` WHERE id = $1 AND user_id = $2 FOR KEY SHARE`, *r.id, l.UserID).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return &link.RefError{Field: r.field, ID: *r.id}
+		}
+		if err != nil {
+			return mapErr(err)
+		}
+	}
+	return lockPixels(ctx, tx, l.UserID, l.PixelIDs)
+}
+
+func lockPixels(ctx context.Context, tx pgx.Tx, userID int64, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `SELECT id FROM pixels WHERE user_id = $1 AND id = ANY($2) FOR KEY SHARE`, userID, ids)
+	if err != nil {
+		return mapErr(err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return mapErr(err)
+	}
+	for _, id := range ids {
+		if !slices.Contains(found, id) {
+			return &link.RefError{Field: "pixels", ID: id}
+		}
+	}
+	return nil
+}
+
+func addPixels(ctx context.Context, tx pgx.Tx, linkID int64, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO link_pixels (link_id, pixel_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`, linkID, ids)
+	return mapErr(err)
+}
+
+// LinkByID loads one of the user's links.
+func (s *Store) LinkByID(ctx context.Context, userID, id int64) (*link.Link, error) {
+	l, err := scanLink(s.pool.QueryRow(ctx, `SELECT `+linkColumns+` WHERE l.id = $1 AND l.user_id = $2`, id, userID))
+	if err != nil {
+		return nil, fmt.Errorf("link %d: %w", id, err)
+	}
+	return l, nil
+}
+
+// FindLink finds one of the user's links by alias. With anyHost false it
+// looks only on host ("" = the default short domain); with anyHost true it
+// looks on every host, preferring the default domain, then the oldest link.
+func (s *Store) FindLink(ctx context.Context, userID int64, host, alias string, anyHost bool) (*link.Link, error) {
+	l, err := scanLink(s.pool.QueryRow(ctx, `SELECT `+linkColumns+`
+		WHERE l.user_id = $1 AND l.alias = $2 AND ($4 OR l.host = $3)
+		ORDER BY (l.host = '') DESC, l.id LIMIT 1`, userID, alias, host, anyHost))
+	if err != nil {
+		return nil, fmt.Errorf("find link %q on %q: %w", alias, host, err)
+	}
+	return l, nil
+}
+
+// LinkOrder is the sort order of ListLinks.
+type LinkOrder int
+
+const (
+	// ByDate lists newest first.
+	ByDate LinkOrder = iota
+	// ByClicks lists most clicked first, ties newest first.
+	ByClicks
+)
+
+// ListLinks returns a page of the user's links and the user's total.
+func (s *Store) ListLinks(ctx context.Context, userID int64, order LinkOrder, limit, offset int) ([]link.Link, int, error) {
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM links WHERE user_id = $1`, userID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
+	}
+	orderBy := `l.created_at DESC, l.id DESC`
+	if order == ByClicks {
+		orderBy = `l.clicks DESC, l.created_at DESC, l.id DESC`
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+linkColumns+` WHERE l.user_id = $1 ORDER BY `+orderBy+` LIMIT $2 OFFSET $3`,
+		userID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list links of user %d: %w", userID, mapErr(err))
+	}
+	defer rows.Close()
+	out := []link.Link{}
+	for rows.Next() {
+		l, err := scanLink(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list links of user %d: %w", userID, err)
+		}
+		out = append(out, *l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list links of user %d: %w", userID, mapErr(err))
+	}
+	return out, total, nil
+}
+
+// UpdateLink applies p to one of the user's links in one transaction and
+// returns the result. References are checked as in CreateLink; a new
+// (host, alias) pair that is taken is link.ErrAliasTaken.
+func (s *Store) UpdateLink(ctx context.Context, userID, id int64, p *link.LinkPatch) (*link.Link, error) {
+	var out *link.Link
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		l, err := scanLink(tx.QueryRow(ctx, `SELECT `+linkColumns+` WHERE l.id = $1 AND l.user_id = $2 FOR UPDATE OF l`, id, userID))
+		if err != nil {
+			return err
+		}
+		oldPixels := l.PixelIDs
+		p.Apply(l)
+		fillEmpty(l)
+		if err := lockLinkRefs(ctx, tx, l); err != nil {
+			return err
+		}
+		err = tx.QueryRow(ctx, `UPDATE links SET domain_id = $3, host = $4, alias = $5, custom = $6, long_url = $7,
+			type = $8, splash_id = $9, overlay_id = $10, password_hash = $11, expires_at = $12, meta_title = $13,
+			meta_description = $14, meta_image = $15, channel_id = $16, deeplink_ios = $17, deeplink_android = $18,
+			geo_targets = $19, device_targets = $20, lang_targets = $21, parameters = $22, updated_at = now()
+			WHERE id = $1 AND user_id = $2 RETURNING updated_at`,
+			id, userID, l.DomainID, l.Host, l.Alias, l.Custom, l.LongURL,
+			l.Type, l.SplashID, l.OverlayID, l.PasswordHash, l.ExpiresAt, l.MetaTitle,
+			l.MetaDescription, l.MetaImage, l.ChannelID, l.DeeplinkIOS, l.DeeplinkAndroid,
+			l.GeoTargets, l.DeviceTargets, l.LangTargets, l.Parameters).Scan(&l.UpdatedAt)
+		if IsUniqueViolation(err, "links_host_alias_key") {
+			return link.ErrAliasTaken
+		}
+		if err != nil {
+			return mapErr(err)
+		}
+		l.UpdatedAt = l.UpdatedAt.UTC()
+		if !slices.Equal(oldPixels, l.PixelIDs) {
+			if _, err := tx.Exec(ctx, `DELETE FROM link_pixels WHERE link_id = $1 AND NOT (pixel_id = ANY($2))`, id, l.PixelIDs); err != nil {
+				return mapErr(err)
+			}
+			if err := addPixels(ctx, tx, id, l.PixelIDs); err != nil {
+				return err
+			}
+		}
+		out = l
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update link %d: %w", id, err)
+	}
+	return out, nil
+}
+
+// DeleteLink deletes one of the user's links (its pixel rows cascade).
+func (s *Store) DeleteLink(ctx context.Context, userID, id int64) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM links WHERE id = $1 AND user_id = $2`, id, userID)
+	if err != nil {
+		return fmt.Errorf("delete link %d: %w", id, mapErr(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("delete link %d: %w", id, link.ErrNotFound)
+	}
+	return nil
+}
+
+// BrandedHosts returns those of hosts that are the host of a branded
+// domain of any user: a long URL there would redirect into ourselves.
+func (s *Store) BrandedHosts(ctx context.Context, hosts []string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT host FROM domains WHERE host = ANY($1)`, hosts)
+	if err != nil {
+		return nil, fmt.Errorf("check branded hosts: %w", mapErr(err))
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("check branded hosts: %w", mapErr(err))
+	}
+	return found, nil
+}
