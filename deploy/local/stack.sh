@@ -119,18 +119,27 @@ XML
 
 ch_ping() { clickhouse-client --host 127.0.0.1 --port "$1" --query 'SELECT 1' >/dev/null 2>&1; }
 
+# ch_pids prints the pids of the server using this directory's config. The
+# config path is unique per directory, so this never touches another
+# instance (make run's, make test's, a test's throwaway server).
+ch_pids() { pgrep -f -- "--config-file=$1/ch/config.xml" || true; }
+
 ch_up() {
 	local dir=$1 port=$2 chdir=$1/ch
 	ch_config "$dir" "$port"
-	if [ -f "$chdir/pid" ] && kill -0 "$(cat "$chdir/pid")" 2>/dev/null; then
+	if [ -n "$(ch_pids "$dir")" ]; then
 		log "clickhouse already running ($chdir)"
 		return 0
 	fi
-	(cd "$chdir" && setsid clickhouse-server --config-file="$chdir/config.xml" >"$chdir/log/stdout.log" 2>&1 </dev/null & echo $! >"$chdir/pid")
+	(cd "$chdir" && exec setsid clickhouse-server --config-file="$chdir/config.xml" >"$chdir/log/stdout.log" 2>&1 </dev/null) &
 	local i
 	for i in $(seq 1 300); do
-		ch_ping "$port" && { log "clickhouse on 127.0.0.1:$port"; return 0; }
-		kill -0 "$(cat "$chdir/pid")" 2>/dev/null || break
+		if ch_ping "$port"; then
+			ch_pids "$dir" | head -1 >"$chdir/pid"
+			log "clickhouse on 127.0.0.1:$port"
+			return 0
+		fi
+		[ $i -gt 20 ] && [ -z "$(ch_pids "$dir")" ] && break
 		sleep 0.1
 	done
 	tail -20 "$chdir/log/error.log" "$chdir/log/stdout.log" >&2 2>/dev/null || true
@@ -138,15 +147,15 @@ ch_up() {
 }
 
 ch_down() {
-	local chdir=$1/ch pid
-	[ -f "$chdir/pid" ] || return 0
-	pid=$(cat "$chdir/pid")
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$pid" 2>/dev/null || true
+	local dir=$1 pids
+	pids=$(ch_pids "$dir")
+	if [ -n "$pids" ]; then
+		kill -TERM $pids 2>/dev/null || true
+		for _ in $(seq 1 150); do [ -z "$(ch_pids "$dir")" ] && break; sleep 0.1; done
+		pids=$(ch_pids "$dir")
+		[ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
 	fi
-	rm -f "$chdir/pid"
+	rm -f "$dir/ch/pid"
 }
 
 cmd=${1:-}

@@ -12,7 +12,7 @@ stack=deploy/local/stack.sh
 
 started=0
 if [ -z "${KURZ_TEST_DATABASE_URL:-}" ] || [ -z "${KURZ_TEST_CLICKHOUSE_URL:-}" ]; then
-	if ! { [ -f "$dir/pg/postmaster.pid" ] && [ -f "$dir/ch/pid" ] && kill -0 "$(cat "$dir/ch/pid")" 2>/dev/null; }; then
+	if ! { [ -f "$dir/pg/postmaster.pid" ] && pgrep -f -- "--config-file=$dir/ch/config.xml" >/dev/null; }; then
 		started=1
 	fi
 	"$stack" up "$dir" "$pg_port" "$ch_port"
