@@ -3,8 +3,8 @@ package api
 import (
 	"net/http"
 	"regexp"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kurz/admin/internal/price"
+	"kurz/admin/internal/safefetch"
 	"kurz/shared/clientip"
 	"kurz/shared/config"
 	"kurz/shared/link"
@@ -49,6 +50,10 @@ type Server struct {
 	price *http.ServeMux // price API, scope "price"
 
 	prices *price.Service // nil: price endpoints answer 503
+
+	// logoFetch tunes the fetch of QR logo URLs; the zero value is the
+	// production policy. Tests set AllowAddr to reach an httptest server.
+	logoFetch safefetch.Options
 }
 
 // New builds the server and its routes.
