@@ -8,7 +8,9 @@
 --     numbers after raw partitions are dropped.
 --   * ORDER BY (kind, target_id, ts): target_id is link_id for kind 'link'
 --     and qr_id for kind 'qr', so "one link" and "one QR code" are both a
---     single primary-key range, narrowed further by time.
+--     single primary-key range, narrowed further by time (what breakdowns
+--     over a date range read: WHERE kind = ? AND target_id = ? AND ts
+--     BETWEEN ? AND ?).
 --   * ts is DateTime('UTC') so day and hour buckets do not depend on the
 --     server's time zone. DateTime64 does not exist on 18.16; second
 --     precision is enough for buckets of an hour.

@@ -1,11 +1,13 @@
 -- Per-hour counters per link and QR code for charts (the stats extension's
 -- interval=hour|day buckets). Same columns and semantics as click_totals
--- (see 0002); a day is the merge of its 24 hours:
+-- (0002); a day is the merge of its 24 hours:
 --   SELECT toDate(hour) AS day, countIfMerge(humans) AS clicks,
 --          uniqIfMerge(visitors) AS unique_clicks
 --   FROM click_hourly
 --   WHERE kind = 'link' AND target_id = ? AND hour >= ? AND hour < ?
 --   GROUP BY day ORDER BY day
+-- (unique clicks of a day or a range = distinct visitors within it; merging
+-- the states of a range counts a visitor once across its hours).
 -- Partitioned by month like the raw table, so old months can be dropped.
 CREATE TABLE IF NOT EXISTS click_hourly (
     kind Enum8('link' = 1, 'qr' = 2),

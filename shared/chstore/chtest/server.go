@@ -1,6 +1,7 @@
 package chtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ type Server struct {
 	dir    string
 	script string
 	port   int
+	pid    int // the clickhouse-server process, 0 when stopped
 }
 
 // StartServer starts a ClickHouse server on a free loopback port and stops
@@ -36,7 +39,7 @@ func StartServer(t testing.TB) *Server {
 	}
 	s := &Server{dir: t.TempDir(), script: filepath.Join(root, "deploy", "local", "stack.sh"), port: port}
 	t.Cleanup(func() {
-		if err := s.run("ch-down", s.dir); err != nil {
+		if err := s.stop(); err != nil {
 			t.Logf("chtest: %v", err)
 		}
 	})
@@ -52,25 +55,88 @@ func (s *Server) DSN() string {
 // Start (re)starts the server and waits until it answers.
 func (s *Server) Start(t testing.TB) {
 	t.Helper()
-	if err := s.run("ch-up", s.dir, fmt.Sprint(s.port)); err != nil {
+	if err := s.run("ch-up", s.dir, strconv.Itoa(s.port)); err != nil {
 		t.Fatalf("chtest: %v", err)
 	}
+	pid, err := s.findPID()
+	if err != nil {
+		t.Fatalf("chtest: %v", err)
+	}
+	s.pid = pid
 }
 
-// Stop stops the server gracefully (SIGTERM, then SIGKILL after 15 s).
+// Stop stops the server gracefully (stack.sh ch-down: SIGTERM, SIGKILL
+// after 15 s) and checks that the process is gone.
 func (s *Server) Stop(t testing.TB) {
 	t.Helper()
-	if err := s.run("ch-down", s.dir); err != nil {
+	if err := s.stop(); err != nil {
 		t.Fatalf("chtest: %v", err)
 	}
 }
 
+func (s *Server) stop() error {
+	if err := s.run("ch-down", s.dir); err != nil {
+		return err
+	}
+	if s.pid != 0 && alive(s.pid) {
+		return fmt.Errorf("clickhouse-server %d still runs after ch-down", s.pid)
+	}
+	s.pid = 0
+	return nil
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// findPID finds this server's clickhouse-server process by its config
+// file, which lives in the server's own temporary directory.
+func (s *Server) findPID() (int, error) {
+	want := []byte("--config-file=" + filepath.Join(s.dir, "ch", "config.xml"))
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := bytes.Split(cmd, []byte{0})
+		if len(args) > 1 && bytes.HasSuffix(args[0], []byte("clickhouse-server")) && bytes.Equal(args[1], want) {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("clickhouse-server process for %s not found", s.dir)
+}
+
+// run runs stack.sh with its output in a file rather than a pipe, so that
+// nothing the script leaves running can hold the test's output open.
 func (s *Server) run(args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, s.script, args...).CombinedOutput()
+	out, err := os.CreateTemp(s.dir, "stack-*.log")
 	if err != nil {
-		return fmt.Errorf("stack.sh %s: %w: %s", strings.Join(args, " "), err, out)
+		return err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
+	cmd := exec.CommandContext(ctx, s.script, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		log, _ := os.ReadFile(out.Name())
+		return fmt.Errorf("stack.sh %s: %w: %s", strings.Join(args, " "), err, log)
 	}
 	return nil
 }

@@ -1,0 +1,44 @@
+// Package clicks is the edge's click pipeline: it takes the Hits the
+// redirect handlers produce, enriches them into rows and inserts them into
+// ClickHouse in batches, without ever making a request wait on ClickHouse
+// and without losing a click when ClickHouse is down or slow.
+//
+// Flow:
+//
+//	TryPush ──► queue (bounded, in memory) ──► workers: enrich, batch ──► ClickHouse
+//	   │ queue full                                  │ insert failed / ClickHouse down
+//	   ▼                                              ▼
+//	overflow (bounded) ──► spooler ──────────► disk spool (segments) ──► replayer ──► ClickHouse
+//	   │ overflow full
+//	   ▼
+//	dropped (metric)
+//
+// TryPush never blocks and never allocates. A batch is sent when it holds
+// Config.BatchSize rows or every Config.FlushInterval. A batch ClickHouse
+// refuses becomes a spool segment; while ClickHouse is considered down,
+// workers write their batches straight to the spool, and the replayer pings
+// it with backoff, then sends the segments oldest first, deleting each only
+// after ClickHouse acknowledged its rows. The spool is capped at
+// Config.SpoolMaxBytes; beyond that, clicks are dropped, logged and counted.
+// Close stops intake, drains the queue to ClickHouse or the spool and
+// fsyncs; New replays what a previous run spooled.
+//
+// Delivery is at least once. Every row carries a random click_id that it
+// keeps through the spool. An insert whose outcome is unknown (the
+// connection broke while or after the block was sent) is spooled with a
+// "check first" flag, and the replayer flags a segment the same way (on
+// disk) before sending it; a flagged segment's rows are looked up by
+// click_id and only the missing ones are inserted. So neither a lost
+// acknowledgement nor a crash between a replayed insert and the deletion of
+// its segment duplicates rows. The one window left: an insert whose
+// acknowledgement was lost may still be in progress on the server when the
+// replayer checks for its rows (the check sees none and inserts them
+// again). ClickHouse has no transactional dedup for MergeTree on 18.16, so
+// a reader that must be exact can count uniqExact(click_id) instead of
+// count().
+//
+// Several edge processes may write to one ClickHouse: nothing here assumes a
+// single writer. Each process needs its own spool directory; a lock file
+// (flock) makes a second process fail fast instead of replaying the first
+// one's segments twice.
+package clicks

@@ -1,0 +1,63 @@
+package clicks
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// metrics are the pipeline's counters (monotonic unless noted).
+type metrics struct {
+	inserted          atomic.Uint64
+	spooled           atomic.Uint64
+	replayed          atomic.Uint64
+	dropped           atomic.Uint64
+	rejected          atomic.Uint64
+	overflowed        atomic.Uint64
+	spoolFull         atomic.Uint64
+	corrupt           atomic.Uint64
+	duplicatesSkipped atomic.Uint64
+	lastInsertLag     atomic.Int64 // gauge, nanoseconds
+}
+
+// Stats is a snapshot of the pipeline's state and counters.
+type Stats struct {
+	Queued            int           // hits in the in-memory queue now
+	Overflowing       int           // hits in the overflow buffer now, on their way to the spool
+	Overflowed        uint64        // hits that found the queue full and took the spool path
+	Inserted          uint64        // rows ClickHouse acknowledged, live and replayed
+	Spooled           uint64        // rows written to the disk spool
+	Replayed          uint64        // spooled rows inserted later (included in Inserted)
+	Dropped           uint64        // hits lost: queue, overflow buffer and spool all full, or spool unwritable
+	SpoolFull         uint64        // of Dropped: rows refused because the spool reached SpoolMaxBytes
+	Rejected          uint64        // hits refused as invalid (unknown Kind or Class)
+	Corrupt           uint64        // corrupt or truncated spool regions skipped on replay
+	DuplicatesSkipped uint64        // spooled rows found already inserted when replaying an unacknowledged batch
+	SpoolSegments     int           // sealed segments waiting for replay
+	SpoolRows         int           // rows in the spool (sealed and open segments)
+	SpoolBytes        int64         // bytes of the spool, counted against SpoolMaxBytes
+	ClickHouseDown    bool          // batches go straight to the spool until the replayer reaches ClickHouse
+	LastInsertLag     time.Duration // capture-to-acknowledgement time of the first row of the last live batch
+}
+
+// Stats returns current counters. It is cheap and safe to call at any time.
+func (p *Pipeline) Stats() Stats {
+	segs, rows, bytes, _ := p.spool.pending()
+	return Stats{
+		Queued:            len(p.queue),
+		Overflowing:       len(p.overflow),
+		Overflowed:        p.m.overflowed.Load(),
+		Inserted:          p.m.inserted.Load(),
+		Spooled:           p.m.spooled.Load(),
+		Replayed:          p.m.replayed.Load(),
+		Dropped:           p.m.dropped.Load(),
+		SpoolFull:         p.m.spoolFull.Load(),
+		Rejected:          p.m.rejected.Load(),
+		Corrupt:           p.m.corrupt.Load(),
+		DuplicatesSkipped: p.m.duplicatesSkipped.Load(),
+		SpoolSegments:     segs,
+		SpoolRows:         rows,
+		SpoolBytes:        bytes,
+		ClickHouseDown:    p.down.Load(),
+		LastInsertLag:     time.Duration(p.m.lastInsertLag.Load()),
+	}
+}

@@ -1,0 +1,131 @@
+package clicks
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"kurz/shared/chstore"
+	"kurz/shared/click"
+)
+
+// worker is one enrich-and-insert goroutine's state. Its slices are reused
+// from batch to batch.
+type worker struct {
+	rows     []click.Row
+	blk      click.Block
+	spoolBuf []byte
+	// oldest is a lower bound of the capture time of the rows this worker
+	// holds or that wait in the queue behind them (0: none); held counts
+	// its rows. Both feed the ingest watermark.
+	oldest atomic.Int64
+	held   atomic.Int64
+}
+
+func newWorker(batchSize int) *worker {
+	return &worker{rows: make([]click.Row, 0, batchSize)}
+}
+
+// errSkipped stands for "ClickHouse is down, the batch was not attempted".
+var errSkipped = errors.New("clickhouse marked down")
+
+func (p *Pipeline) work(ctx context.Context, w *worker) {
+	defer p.wg.Done()
+	tick := time.NewTicker(p.cfg.FlushInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case h := <-p.queue:
+			p.take(ctx, w, &h)
+		case <-tick.C:
+			p.flush(ctx, w)
+		case <-p.stop:
+			// Intake has stopped: whatever is queued now is all there is.
+			for {
+				select {
+				case h := <-p.queue:
+					p.take(ctx, w, &h)
+				default:
+					p.flush(ctx, w)
+					return
+				}
+			}
+		}
+	}
+}
+
+func (p *Pipeline) take(ctx context.Context, w *worker, h *click.Hit) {
+	w.rows = append(w.rows, p.enr.Enrich(h))
+	w.held.Store(int64(len(w.rows)))
+	if w.oldest.Load() == 0 {
+		w.oldest.Store(h.UnixNano)
+	}
+	if len(w.rows) >= p.cfg.BatchSize {
+		p.flush(ctx, w)
+	}
+}
+
+// flush sends the worker's batch to ClickHouse, or to the spool when
+// ClickHouse is down or refuses it.
+func (p *Pipeline) flush(ctx context.Context, w *worker) {
+	if len(w.rows) == 0 {
+		if len(p.queue) == 0 {
+			w.oldest.Store(0)
+		}
+		return
+	}
+	err := errSkipped
+	if !p.down.Load() {
+		err = p.insert(ctx, &w.blk, w.rows)
+	}
+	switch {
+	case err == nil:
+		p.m.inserted.Add(uint64(len(w.rows)))
+		p.m.lastInsertLag.Store(int64(time.Since(time.Unix(0, w.rows[0].UnixNano))))
+	default:
+		if err != errSkipped {
+			p.markDown(err)
+		}
+		w.spoolBuf = p.spoolRows(w.rows, errors.Is(err, chstore.ErrSendFailed), w.spoolBuf)
+	}
+	newest := w.rows[len(w.rows)-1].UnixNano
+	w.rows = w.rows[:0]
+	w.held.Store(0)
+	// Hits still queued were captured after the newest row sent.
+	if len(p.queue) > 0 {
+		w.oldest.Store(newest)
+	} else {
+		w.oldest.Store(0)
+	}
+}
+
+// insert sends rows as one block, bounded by Config.InsertTimeout.
+func (p *Pipeline) insert(ctx context.Context, blk *click.Block, rows []click.Row) error {
+	blk.Reset()
+	for i := range rows {
+		blk.Add(&rows[i])
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.InsertTimeout)
+	defer cancel()
+	return chstore.InsertBlock(ctx, p.conn, blk)
+}
+
+// spoolRows writes a batch ClickHouse did not take to the spool; rows it
+// cannot write are counted as dropped. It returns buf for reuse.
+func (p *Pipeline) spoolRows(rows []click.Row, checkFirst bool, buf []byte) []byte {
+	buf, err := p.spool.writeBatch(rows, checkFirst, buf)
+	n := uint64(len(rows))
+	switch {
+	case err == nil:
+		p.m.spooled.Add(n)
+		p.poke()
+	case errors.Is(err, errSpoolFull):
+		p.m.dropped.Add(n)
+		p.m.spoolFull.Add(n)
+	default:
+		p.m.dropped.Add(n)
+		p.log.Error("click spool: batch lost", "rows", n, "err", err)
+	}
+	return buf
+}

@@ -1,0 +1,111 @@
+package chstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"kurz/shared/chstore"
+	"kurz/shared/chstore/chtest"
+	"kurz/shared/click"
+)
+
+// TestInsertBlockFeedsAggregates inserts known rows and reads every
+// aggregate table back: the numbers must be exact.
+func TestInsertBlockFeedsAggregates(t *testing.T) {
+	conn, _ := chtest.New(t)
+	ctx := context.Background()
+	ts := time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC).UnixNano()
+	row := func(id uint64, class click.Class, visitor uint64, country, browser, ref string, cat click.RefCategory) click.Row {
+		return click.Row{ClickID: id, UnixNano: ts + int64(id)*int64(time.Hour), Kind: click.KindLink, Class: class, LinkID: 42, OwnerID: 1,
+			Visitor: visitor, Country: country, Browser: browser, OS: "Windows", Device: "desktop", RefHost: ref, RefCategory: cat, Language: "de"}
+	}
+	rows := []click.Row{
+		row(1, click.ClassHuman, 100, "DE", "Chrome", "google.com", click.RefSearchEngine),
+		row(2, click.ClassHuman, 100, "DE", "Chrome", "t.co", click.RefMicroblog),
+		row(3, click.ClassHuman, 200, "US", "Firefox", "", click.RefDirect),
+		row(4, click.ClassBot, 300, "US", "Other", "", click.RefDirect),
+		row(5, click.ClassPreview, 400, "", "Other", "", click.RefDirect),
+		{ClickID: 6, UnixNano: ts, Kind: click.KindQR, Class: click.ClassHuman, LinkID: 42, QRID: 7, Visitor: 100, Country: "FR"},
+	}
+	var b click.Block
+	for i := range rows {
+		b.Add(&rows[i])
+	}
+	if err := chstore.InsertBlock(ctx, conn, &b); err != nil {
+		t.Fatal(err)
+	}
+
+	var clicks, uniq, bots, previews uint64
+	err := conn.QueryRow(ctx, `SELECT countIfMerge(humans), uniqIfMerge(visitors), countIfMerge(bots), countIfMerge(previews)
+		FROM click_totals WHERE kind = 'link' AND target_id = 42`).Scan(&clicks, &uniq, &bots, &previews)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clicks != 3 || uniq != 2 || bots != 1 || previews != 1 {
+		t.Fatalf("link totals: clicks %d unique %d bots %d previews %d, want 3 2 1 1", clicks, uniq, bots, previews)
+	}
+	if err := conn.QueryRow(ctx, `SELECT countIfMerge(humans) FROM click_totals WHERE kind = 'qr' AND target_id = 7`).Scan(&clicks); err != nil || clicks != 1 {
+		t.Fatalf("qr totals: %d, %v; want 1", clicks, err)
+	}
+
+	var hours []struct {
+		Hour   time.Time `ch:"hour"`
+		Clicks uint64    `ch:"clicks"`
+	}
+	if err := conn.Select(ctx, &hours, `SELECT hour, countIfMerge(humans) AS clicks FROM click_hourly
+		WHERE kind = 'link' AND target_id = 42 GROUP BY hour ORDER BY hour`); err != nil {
+		t.Fatal(err)
+	}
+	if len(hours) != 5 || hours[0].Hour.Hour() != 11 || hours[0].Clicks != 1 || hours[3].Clicks != 0 {
+		t.Fatalf("hourly = %+v", hours)
+	}
+
+	type dimCount struct {
+		Dim   string `ch:"dim"`
+		Value string `ch:"value"`
+		N     uint64 `ch:"n"`
+	}
+	var dims []dimCount
+	if err := conn.Select(ctx, &dims, `SELECT dim, value, sum(hits) AS n FROM click_dims_total
+		WHERE kind = 'link' AND target_id = 42
+		GROUP BY dim, value ORDER BY dim, n DESC, value`); err != nil {
+		t.Fatal(err)
+	}
+	want := []dimCount{
+		{"browser", "Chrome", 2}, {"browser", "Firefox", 1},
+		// Categories count humans only: the bot's and the preview's direct visits are not here.
+		{"category", "direct", 1}, {"category", "microblog", 1}, {"category", "searchengine", 1},
+		{"country", "DE", 2}, {"country", "US", 1},
+		{"os", "Windows", 3},
+		{"referrer", "", 1}, {"referrer", "google.com", 1}, {"referrer", "t.co", 1},
+	}
+	if len(dims) != len(want) {
+		t.Fatalf("dims = %+v\nwant %+v", dims, want)
+	}
+	for i := range want {
+		if dims[i] != want[i] {
+			t.Fatalf("dims[%d] = %+v, want %+v", i, dims[i], want[i])
+		}
+	}
+}
+
+func TestInsertBlockErrors(t *testing.T) {
+	conn, _ := chtest.New(t)
+	var b click.Block
+	if err := chstore.InsertBlock(context.Background(), conn, &b); err != nil {
+		t.Fatalf("empty block: %v", err)
+	}
+	b.Add(&click.Row{ClickID: 1, Kind: click.KindLink})
+	if err := conn.Exec(context.Background(), "DROP TABLE clicks"); err != nil {
+		t.Fatal(err)
+	}
+	err := chstore.InsertBlock(context.Background(), conn, &b)
+	if err == nil {
+		t.Fatal("insert into a missing table succeeded")
+	}
+	if errors.Is(err, chstore.ErrSendFailed) {
+		t.Fatalf("a refused prepare must not be reported as an unknown outcome: %v", err)
+	}
+}
