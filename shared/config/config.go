@@ -36,6 +36,8 @@ type Config struct {
 	PricePollSymbols  []string       // KURZ_PRICE_POLL_SYMBOLS
 	PricePollInterval time.Duration  // KURZ_PRICE_POLL_INTERVAL
 	LogLevel          string         // KURZ_LOG_LEVEL: debug|info|warn|error
+	PprofAddr         string         // KURZ_PPROF_ADDR: loopback host:port of the edge's pprof listener ('' = off)
+	WarmLinks         int64          // KURZ_WARM_LINKS: links the edge bulk-loads at start (0 = none)
 
 	// Price poller: per-request timeout and the dot-separated JSON paths of
 	// the quote's parts in the upstream response (time "" = none sent).
@@ -70,6 +72,7 @@ func load(get func(string) string) (*Config, error) {
 		Secret:        or(get("KURZ_SECRET"), DevSecret),
 		PricePollURL:  get("KURZ_PRICE_POLL_URL"),
 		LogLevel:      or(get("KURZ_LOG_LEVEL"), "info"),
+		PprofAddr:     strings.TrimSpace(get("KURZ_PPROF_ADDR")),
 	}
 	c.PricePollPriceField = or(get("KURZ_PRICE_POLL_PRICE_FIELD"), "price")
 	c.PricePollCurrencyField = or(get("KURZ_PRICE_POLL_CURRENCY_FIELD"), "currency")
@@ -105,6 +108,7 @@ func load(get func(string) string) (*Config, error) {
 	}{
 		{"KURZ_SPOOL_MAX_BYTES", &c.SpoolMaxBytes, 1 << 30},
 		{"KURZ_CACHE_MAX_BYTES", &c.CacheMaxBytes, 256 << 20},
+		{"KURZ_WARM_LINKS", &c.WarmLinks, 1_000_000},
 	}
 	for _, n := range ints {
 		if *n.dst, err = integer(get(n.name), n.def); err != nil {

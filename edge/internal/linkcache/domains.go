@@ -1,0 +1,119 @@
+package linkcache
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"kurz/shared/pgstore"
+)
+
+// Domain is a branded domain as the edge serves it.
+type Domain struct {
+	ID           int64
+	Host         string // as stored in domains.host and links.host
+	RedirectRoot string // validated; '' = none
+	Redirect404  string // validated; '' = none
+}
+
+// Domains is the set of branded domains, swapped whole on reload. Every
+// domain is held, so the Host header of a request (attacker-controlled)
+// never causes a database query.
+type Domains struct {
+	byHost atomic.Pointer[map[string]*Domain]
+}
+
+// NewDomains returns an empty set (everything is the default domain).
+func NewDomains() *Domains {
+	d := &Domains{}
+	d.byHost.Store(&map[string]*Domain{})
+	return d
+}
+
+// Reload reads every branded domain from store.
+func (d *Domains) Reload(ctx context.Context, store *pgstore.Store) error {
+	rows, err := store.EdgeDomains(ctx)
+	if err != nil {
+		return fmt.Errorf("reload domains: %w", err)
+	}
+	m := make(map[string]*Domain, 2*len(rows))
+	for _, r := range rows {
+		dom := &Domain{ID: r.ID, Host: r.Host, RedirectRoot: safeURL(r.RedirectRoot), Redirect404: safeURL(r.Redirect404)}
+		m[r.Host] = dom
+	}
+	// Also index by name without port ("port ignored"), unless a stored
+	// host already claims that exact key.
+	for _, dom := range m {
+		if name := stripPort(dom.Host); name != dom.Host {
+			if _, taken := m[name]; !taken {
+				m[name] = dom
+			}
+		}
+	}
+	d.byHost.Store(&m)
+	return nil
+}
+
+// Lookup returns the branded domain named by a Host header (compared
+// case-insensitively; the port is tried exact, then ignored), or nil for
+// the default domain. It does not allocate.
+func (d *Domains) Lookup(hostHeader []byte) *Domain {
+	m := *d.byHost.Load()
+	if len(m) == 0 || len(hostHeader) == 0 || len(hostHeader) > 255 {
+		return nil
+	}
+	var buf [256]byte
+	n := copy(buf[:], hostHeader)
+	h := buf[:n]
+	for i, c := range h {
+		if 'A' <= c && c <= 'Z' {
+			h[i] = c + ('a' - 'A')
+		}
+	}
+	if n > 0 && h[n-1] == '.' { // trailing-dot FQDN form
+		h = h[:n-1]
+	}
+	if dom, ok := m[string(h)]; ok {
+		return dom
+	}
+	if i := portIndex(h); i >= 0 {
+		if dom, ok := m[string(h[:i])]; ok {
+			return dom
+		}
+	}
+	return nil
+}
+
+// Len returns the number of branded domains.
+func (d *Domains) Len() int {
+	seen := map[*Domain]bool{}
+	for _, dom := range *d.byHost.Load() {
+		seen[dom] = true
+	}
+	return len(seen)
+}
+
+// portIndex returns the index of the ':' before a port, or -1; IPv6
+// literals keep their inner colons.
+func portIndex(h []byte) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		switch h[i] {
+		case ':':
+			return i
+		case ']':
+			return -1
+		}
+		if h[i] < '0' || h[i] > '9' {
+			return -1
+		}
+	}
+	return -1
+}
+
+func stripPort(h string) string {
+	if i := portIndex([]byte(h)); i >= 0 {
+		return h[:i]
+	}
+	return strings.TrimSuffix(h, ".")
+}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/valyala/fasthttp"
+
+	"kurz/edge/internal/pages"
+	"kurz/shared/link"
+	"kurz/shared/pgstore"
+)
+
+// campaignEntry is a cached campaign plus its rotation counter. The
+// counter is per edge process and restarts when the entry is reloaded:
+// rotation is even per edge, which over many visits is even overall.
+type campaignEntry struct {
+	c    *pgstore.EdgeCampaign
+	next atomic.Uint64
+}
+
+func campaignCost(e *campaignEntry) int64 { return int64(128 * (len(e.c.Links) + 1)) }
+
+// InvalidateCampaigns drops every cached campaign (a campaign changed, or
+// a link, which may have joined or left one).
+func (s *Server) InvalidateCampaigns() { s.campaigns.Bump() }
+
+// rotator serves /r/{slug}: the campaign's links in turn, each visit served
+// exactly as a visit of the chosen link (all its rules, one click on it).
+func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
+	slug, _ := ctx.UserValue("slug").(string)
+	if slug == "" || len(slug) > 128 {
+		s.notFoundRoute(ctx)
+		return
+	}
+	e, found, err := s.campaigns.get("r:"+strings.ToLower(slug), campaignCost, func(c context.Context) (*campaignEntry, error) {
+		camp, err := s.cfg.Store.EdgeCampaignBySlug(c, slug)
+		if err != nil {
+			return nil, err
+		}
+		return &campaignEntry{c: camp}, nil
+	})
+	switch {
+	case err != nil:
+		s.unavailable(ctx)
+		return
+	case !found || len(e.c.Links) == 0:
+		s.notFoundRoute(ctx)
+		return
+	}
+	links := e.c.Links
+	pick := links[(e.next.Add(1)-1)%uint64(len(links))]
+	l, ok := s.links.Get(pick.Host, []byte(pick.Alias))
+	if !ok {
+		if l, err = s.links.Load(loadCtx(), pick.Host, pick.Alias); err != nil {
+			s.unavailable(ctx)
+			return
+		}
+	}
+	if l.Missing() {
+		s.notFoundRoute(ctx)
+		return
+	}
+	if string(ctx.Method()) == fasthttp.MethodPost {
+		methodNotAllowed(ctx)
+		return
+	}
+	s.serveLink(ctx, l, 0)
+}
+
+// campaignList serves /u/{username}/{campaign}: a public campaign's links;
+// {campaign} is the rotator slug, or the id for campaigns without one.
+// Private and unknown campaigns are the same 404.
+func (s *Server) campaignList(ctx *fasthttp.RequestCtx) {
+	user, _ := ctx.UserValue("username").(string)
+	ref, _ := ctx.UserValue("campaign").(string)
+	if user == "" || ref == "" || len(user) > 128 || len(ref) > 128 {
+		s.notFoundRoute(ctx)
+		return
+	}
+	id, _ := strconv.ParseInt(ref, 10, 64)
+	key := "u:" + strings.ToLower(user) + "/" + strings.ToLower(ref)
+	e, found, err := s.campaigns.get(key, campaignCost, func(c context.Context) (*campaignEntry, error) {
+		camp, err := s.cfg.Store.EdgeCampaignOfUser(c, user, ref, id)
+		if err != nil && id > 0 && errors.Is(err, link.ErrNotFound) {
+			// A numeric slug is possible too.
+			camp, err = s.cfg.Store.EdgeCampaignOfUser(c, user, ref, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &campaignEntry{c: camp}, nil
+	})
+	switch {
+	case err != nil:
+		s.unavailable(ctx)
+		return
+	case !found || !e.c.Public:
+		s.notFoundRoute(ctx)
+		return
+	}
+	d := &pages.CampaignPage{Name: e.c.Name, Owner: e.c.Username}
+	for _, l := range e.c.Links {
+		if !l.Public {
+			continue
+		}
+		d.Links = append(d.Links, pages.CampaignLink{
+			Title: l.Title, Alias: l.Alias, Description: l.Description,
+			ShortURL: s.campaignShortURL(l),
+		})
+	}
+	s.page(ctx, d)
+}
+
+func (s *Server) campaignShortURL(l pgstore.EdgeCampaignLink) string {
+	if l.Host == "" || l.Domain == "" {
+		return s.cfg.BaseURL + "/" + l.Alias
+	}
+	return l.Domain + "/" + l.Alias
+}

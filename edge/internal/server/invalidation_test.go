@@ -1,0 +1,203 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"kurz/edge/internal/listen"
+	"kurz/shared/pgstore"
+	"kurz/shared/pgstore/pgtest"
+)
+
+// startListener runs the change listener of e until the test ends.
+func startListener(t *testing.T, e *env) *listen.Listener {
+	t.Helper()
+	l := listen.New(e.pool.Config().ConnConfig, e.srv, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); l.Run(ctx) }() //nolint:errcheck
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, 2*time.Second, "listener up", func() bool { return l.Up() })
+	return l
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// eventually asserts that /path redirects to want within 1 s.
+func (e *env) eventually(t *testing.T, host, path string, status int, want string) {
+	t.Helper()
+	waitFor(t, time.Second, path+" -> "+want, func() bool {
+		r := e.do(req{host: host, path: path})
+		return r.StatusCode() == status && location(r) == want
+	})
+}
+
+func TestInvalidation(t *testing.T) {
+	e := newEnv(t)
+	startListener(t, e)
+	id := e.addLink(linkRow{Alias: "mv", URL: "https://example.com/v1"})
+	expect(t, e.do(req{path: "/mv"}), 302, "https://example.com/v1")
+
+	t.Run("update", func(t *testing.T) {
+		e.exec(`UPDATE links SET long_url = 'https://example.com/v2' WHERE id = $1`, id)
+		e.eventually(t, "", "/mv", 302, "https://example.com/v2")
+	})
+	t.Run("rename drops the old alias", func(t *testing.T) {
+		e.exec(`UPDATE links SET alias = 'moved' WHERE id = $1`, id)
+		e.eventually(t, "", "/mv", 404, "")
+		e.eventually(t, "", "/moved", 302, "https://example.com/v2")
+	})
+	t.Run("negative entry cleared by create", func(t *testing.T) {
+		expect(t, e.do(req{path: "/later"}), 404, "")
+		e.addLink(linkRow{Alias: "later", URL: "https://example.com/later"})
+		e.eventually(t, "", "/later", 302, "https://example.com/later")
+	})
+	t.Run("delete", func(t *testing.T) {
+		e.exec(`DELETE FROM links WHERE alias = 'later'`)
+		e.eventually(t, "", "/later", 404, "")
+	})
+	t.Run("domain change", func(t *testing.T) {
+		e.exec(`INSERT INTO domains (user_id, host, domain, redirect_404) VALUES ($1, 'new.brand.test', 'https://new.brand.test', 'https://brand.test/404')`, e.user)
+		e.eventually(t, "new.brand.test", "/unknown", 302, "https://brand.test/404")
+		e.exec(`UPDATE domains SET redirect_404 = 'https://brand.test/other' WHERE host = 'new.brand.test'`)
+		e.eventually(t, "new.brand.test", "/unknown", 302, "https://brand.test/other")
+	})
+	t.Run("targeting change", func(t *testing.T) {
+		e.exec(`UPDATE links SET device_targets = '[{"device":"linux","link":"https://example.com/linux"}]' WHERE id = $1`, id)
+		e.eventually(t, "", "/moved", 302, "https://example.com/linux")
+	})
+}
+
+func TestListenerReconnect(t *testing.T) {
+	e := newEnv(t)
+	l := startListener(t, e)
+	id := e.addLink(linkRow{Alias: "re", URL: "https://example.com/1"})
+	expect(t, e.do(req{path: "/re"}), 302, "https://example.com/1")
+
+	var n int
+	err := e.pool.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE query LIKE 'LISTEN%' AND datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n)
+	if err != nil || n != 1 {
+		t.Fatalf("terminated %d listeners: %v", n, err)
+	}
+	waitFor(t, 3*time.Second, "reconnect", func() bool { return l.Connects() >= 2 && l.Up() })
+	e.exec(`UPDATE links SET long_url = 'https://example.com/2' WHERE id = $1`, id)
+	e.eventually(t, "", "/re", 302, "https://example.com/2")
+}
+
+// proxy is a TCP relay in front of PostgreSQL that the test can cut, to
+// make the database unreachable for one server only.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	down   bool
+}
+
+func startProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target}
+	go p.accept()
+	t.Cleanup(p.cut)
+	return p
+}
+
+func (p *proxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		if p.down {
+			p.mu.Unlock()
+			c.Close()
+			continue
+		}
+		u, err := net.Dial("tcp", p.target)
+		if err != nil {
+			p.mu.Unlock()
+			c.Close()
+			continue
+		}
+		p.conns = append(p.conns, c, u)
+		p.mu.Unlock()
+		go func() { io.Copy(u, c); u.Close() }() //nolint:errcheck
+		go func() { io.Copy(c, u); c.Close() }() //nolint:errcheck
+	}
+}
+
+// cut closes every relayed connection and refuses new ones.
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+func TestPostgresDown(t *testing.T) {
+	store, dsn := pgtest.Store(t)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startProxy(t, net.JoinHostPort(cfg.ConnConfig.Host, itoa(int64(cfg.ConnConfig.Port))))
+	cfg.ConnConfig.Host, cfg.ConnConfig.Port = "127.0.0.1", uint16(p.ln.Addr().(*net.TCPAddr).Port)
+	cfg.ConnConfig.ConnectTimeout = time.Second
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+
+	// The links are written through the direct store; the edge reads through the proxy.
+	direct := newEnvOn(t, store, dsn)
+	direct.addLink(linkRow{Alias: "cached", URL: "https://example.com/cached"})
+	direct.addLink(linkRow{Alias: "cold", URL: "https://example.com/cold"})
+	e := newEnvOn(t, pgstore.New(pool), dsn)
+	expect(t, e.do(req{path: "/cached"}), 302, "https://example.com/cached")
+	e.links.Wait()
+
+	p.cut()
+	expect(t, e.do(req{path: "/cached"}), 302, "https://example.com/cached")
+	start := time.Now()
+	r := e.do(req{path: "/cold"})
+	expect(t, r, 503, "")
+	expectBody(t, r, "<html")
+	if r.Header.Peek("Retry-After") == nil {
+		t.Fatal("503 without Retry-After")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("503 took %v", d)
+	}
+	// Unavailability is not cached as "unknown".
+	if _, ok := e.links.Get("", []byte("cold")); ok {
+		t.Fatal("a failed load was cached")
+	}
+	rr := e.do(req{path: "/readyz"})
+	expect(t, rr, 503, "")
+}

@@ -1,0 +1,243 @@
+// Package server is the edge's HTTP front: it resolves (host, alias) to a
+// cached link, applies the link's rules in the order the spec gives them
+// and answers with a redirect or a page, handing one click record per
+// counted visit to the click pipeline.
+//
+// Invariants: the redirect never waits on ClickHouse (the hand-off is
+// non-blocking); a cache hit on a direct link allocates nothing; nothing
+// is logged per request; no *fasthttp.RequestCtx or slice of it outlives
+// its handler (the click record copies what it needs).
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
+
+	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/pages"
+	"kurz/shared/click"
+	"kurz/shared/clientip"
+	"kurz/shared/pgstore"
+)
+
+// Config wires a Server.
+type Config struct {
+	Log     *slog.Logger
+	Store   *pgstore.Store
+	Links   *linkcache.Cache
+	Domains *linkcache.Domains
+	Pages   *pages.Pages
+	// BaseURL is the default short domain's scheme://host (KURZ_BASE_URL).
+	BaseURL  string
+	Resolver *clientip.Resolver
+	// CountryHeader, when set, names a trusted header with the visitor's
+	// ISO country code (KURZ_COUNTRY_HEADER); it wins over CountryOf.
+	CountryHeader string
+	// CountryOf looks up an IP's country (GeoIP); nil when none is configured.
+	CountryOf func(netip.Addr) [2]byte
+	// Push hands a click to the pipeline without blocking; it must copy the
+	// hit. nil discards clicks.
+	Push func(*click.Hit) bool
+	// PipelineReady reports the click pipeline's health for /readyz; nil = ok.
+	PipelineReady func() error
+	// Secret keys the password cookies (KURZ_SECRET).
+	Secret string
+	// PasswordWorkers bounds concurrent argon2 checks; default GOMAXPROCS/2, at least 1.
+	PasswordWorkers int
+	// PasswordAttempts wrong passwords are allowed per client IP and link
+	// per PasswordWindow; defaults 5 per minute.
+	PasswordAttempts int
+	PasswordWindow   time.Duration
+}
+
+// Server serves the edge's routes.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	links    *linkcache.Cache
+	domains  *linkcache.Domains
+	pages    *pages.Pages
+	resolver *clientip.Resolver
+	router   *router.Router
+	hits     sync.Pool // *click.Hit scratch records: keeps the hand-off allocation-free
+	secure   bool      // cookies get Secure: the base URL is https
+	agents   agentCache
+	// countryHeader is CountryHeader as bytes, for the header scan.
+	countryHeader []byte
+
+	pwSem     chan struct{}
+	pwLimiter *limiter
+	campaigns *objectCache[*campaignEntry]
+	qrs       *objectCache[*qrEntry]
+	qrImages  *imageCache
+}
+
+// New builds a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Store == nil || cfg.Links == nil || cfg.Domains == nil || cfg.Pages == nil {
+		return nil, errors.New("server: Store, Links, Domains and Pages are required")
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = clientip.New(nil)
+	}
+	if cfg.Secret == "" {
+		return nil, errors.New("server: Secret is required")
+	}
+	if cfg.PasswordWorkers <= 0 {
+		cfg.PasswordWorkers = max(runtime.GOMAXPROCS(0)/2, 1)
+	}
+	if cfg.PasswordAttempts <= 0 {
+		cfg.PasswordAttempts = 5
+	}
+	if cfg.PasswordWindow <= 0 {
+		cfg.PasswordWindow = time.Minute
+	}
+	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Log,
+		links:     cfg.Links,
+		domains:   cfg.Domains,
+		pages:     cfg.Pages,
+		resolver:  cfg.Resolver,
+		secure:    strings.HasPrefix(cfg.BaseURL, "https://"),
+		pwSem:     make(chan struct{}, cfg.PasswordWorkers),
+		pwLimiter: newLimiter(cfg.PasswordAttempts, cfg.PasswordWindow, 100_000),
+	}
+	s.hits.New = func() any { return new(click.Hit) }
+	s.countryHeader = []byte(cfg.CountryHeader)
+	var err error
+	if s.campaigns, err = newObjectCache[*campaignEntry](4 << 20); err != nil {
+		return nil, err
+	}
+	if s.qrs, err = newObjectCache[*qrEntry](16 << 20); err != nil {
+		return nil, err
+	}
+	if s.qrImages, err = newImageCache(64 << 20); err != nil {
+		return nil, err
+	}
+	s.router = s.routes()
+	return s, nil
+}
+
+// Close releases the server's caches.
+func (s *Server) Close() {
+	s.campaigns.close()
+	s.qrs.close()
+	s.qrImages.close()
+}
+
+func (s *Server) routes() *router.Router {
+	r := router.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = false
+	r.GET("/healthz", s.healthz)
+	r.HEAD("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.HEAD("/readyz", s.readyz)
+	r.GET("/", s.root)
+	r.HEAD("/", s.root)
+	r.GET("/r/{slug}", s.rotator)
+	r.HEAD("/r/{slug}", s.rotator)
+	r.GET("/u/{username}/{campaign}", s.campaignList)
+	r.HEAD("/u/{username}/{campaign}", s.campaignList)
+	r.GET("/q/{code}", s.qrScan)
+	r.HEAD("/q/{code}", s.qrScan)
+	r.GET("/qr/{code}", s.qrImage)
+	r.HEAD("/qr/{code}", s.qrImage)
+	// Aliases normally never reach the router (see Handler); these keep the
+	// router complete when called on its own.
+	r.GET("/{alias}", s.aliasRoute)
+	r.HEAD("/{alias}", s.aliasRoute)
+	r.POST("/{alias}", s.aliasRoute)
+	r.NotFound = s.notFoundRoute
+	return r
+}
+
+// Handler is the fasthttp entry point. A single-segment alias path is
+// dispatched before the router: it is nearly all of the traffic, and a
+// byte scan is cheaper than the router's tree walk and parameter storage.
+func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
+	if p := ctx.Path(); len(p) > 1 && p[0] == '/' && isAlias(p[1:]) && !isRouteWord(p[1:]) {
+		s.serveAlias(ctx, p[1:])
+		return
+	}
+	s.router.Handler(ctx)
+}
+
+func (s *Server) aliasRoute(ctx *fasthttp.RequestCtx) {
+	a, _ := ctx.UserValue("alias").(string)
+	if !isAlias([]byte(a)) {
+		s.notFoundRoute(ctx)
+		return
+	}
+	s.serveAlias(ctx, []byte(a))
+}
+
+// isAlias reports whether b has alias syntax (link.IsAliasSyntax on bytes).
+func isAlias(b []byte) bool {
+	if len(b) == 0 || len(b) > 64 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// isRouteWord reports whether a single-segment path is one of the
+// router's own routes (reserved words are never aliases).
+func isRouteWord(b []byte) bool {
+	return string(b) == "healthz" || string(b) == "readyz"
+}
+
+// NewHTTPServer returns the tuned fasthttp server for s. Serve it on a
+// listener wrapped by CoarseDeadlines: the server sets no timeouts itself.
+//
+// Choices (profile evidence in edge/PERFORMANCE.md): no Server header and
+// no default Content-Type (every response sets its own; a 302 needs none),
+// Date kept (RFC 9110 asks for it and fasthttp caches it per second).
+// ReduceMemoryUsage stays off: it trades CPU for memory on idle
+// keep-alive connections, the opposite of what a redirect server wants.
+// Read/Write/IdleTimeout are 0 because fasthttp would set up to three
+// deadlines per request; CoarseDeadlines refreshes them once a second.
+// Header names stay normalised: the rules look headers up by name, and
+// normalising was under 1% of a profile. Bodies are tiny (password
+// forms), so requests are capped at 64 KiB.
+func (s *Server) NewHTTPServer() *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:                      s.Handler,
+		NoDefaultServerHeader:        true,
+		NoDefaultContentType:         true,
+		MaxRequestBodySize:           64 << 10,
+		DisablePreParseMultipartForm: true,
+		CloseOnShutdown:              true,
+		Logger:                       fasthttpLogger{s.log},
+	}
+}
+
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Warn("fasthttp", "msg", fmt.Sprintf(format, args...))
+}
+
+// loadCtx is the parent context of cache-miss loads: fasthttp's ctx only
+// ends at server shutdown, so the loader applies its own bound.
+func loadCtx() context.Context { return context.Background() }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"runtime/debug"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"kurz/edge/internal/clicks"
+	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/listen"
+	"kurz/edge/internal/pages"
+	"kurz/edge/internal/server"
+	"kurz/shared/chstore"
+	"kurz/shared/click"
+	"kurz/shared/clientip"
+	"kurz/shared/config"
+	"kurz/shared/geoip"
+	"kurz/shared/pgstore"
+)
+
+// serve runs the edge until ctx ends: start in dependency order, stop in
+// reverse, logging how long each phase took.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	start := time.Now()
+	if cfg.Secret == config.DevSecret {
+		log.Warn("KURZ_SECRET is the development default: password cookies are forgeable")
+	}
+	if cfg.PprofAddr != "" {
+		stopPprof, err := startPprof(cfg.PprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
+	store, err := pgstore.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	var countryOf func(netip.Addr) [2]byte
+	if cfg.GeoIPDB != "" {
+		db, err := geoip.Open(cfg.GeoIPDB)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		countryOf = db.Country
+	}
+
+	chConn, err := openClickHouse(ctx, cfg.ClickHouseURL, log)
+	if err != nil {
+		return err
+	}
+	defer chConn.Close()
+	enr, err := click.NewEnricher(click.EnricherConfig{Secret: []byte(cfg.Secret), CountryOf: countryOf})
+	if err != nil {
+		return err
+	}
+	pipe, err := clicks.New(clicks.Config{
+		Conn: chConn, Enricher: enr, SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes,
+		FlushInterval: cfg.ClickFlushEvery, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	pipeClosed := false
+	defer func() {
+		if !pipeClosed {
+			pipe.Close(context.Background()) //nolint:errcheck // error path only
+		}
+	}()
+
+	links, err := linkcache.New(store, log, linkcache.Config{MaxBytes: cfg.CacheMaxBytes})
+	if err != nil {
+		return err
+	}
+	defer links.Close()
+	domains := linkcache.NewDomains()
+	if err := domains.Reload(ctx, store); err != nil {
+		return err
+	}
+	pg, err := pages.New()
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{
+		Log: log, Store: store, Links: links, Domains: domains, Pages: pg,
+		BaseURL: cfg.BaseURL, Resolver: clientip.New(cfg.TrustedProxies),
+		CountryHeader: cfg.CountryHeader, CountryOf: countryOf,
+		Push:          pipe.TryPush,
+		PipelineReady: func() error { return pipelineReady(pipe.Stats(), cfg.SpoolMaxBytes) },
+		Secret:        cfg.Secret,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	lctx, stopListener := context.WithCancel(context.WithoutCancel(ctx))
+	listener := listen.New(store.Pool().Config().ConnConfig, srv, log)
+	listenerDone := make(chan struct{})
+	go func() {
+		defer close(listenerDone)
+		listener.Run(lctx) //nolint:errcheck // returns ctx's error
+	}()
+	warmDone := make(chan struct{})
+	if cfg.WarmLinks > 0 {
+		links.MarkWarming() // before the port opens: /readyz says "warming" until done
+		go func() {
+			defer close(warmDone)
+			warm(lctx, links, listener, int(cfg.WarmLinks), log)
+		}()
+	} else {
+		close(warmDone)
+	}
+
+	ln, err := net.Listen("tcp", cfg.EdgeAddr)
+	if err != nil {
+		stopListener()
+		<-listenerDone
+		return fmt.Errorf("listen %s: %w", cfg.EdgeAddr, err)
+	}
+	hs := srv.NewHTTPServer()
+	serveErr := make(chan error, 1)
+	go func() {
+		serveErr <- hs.Serve(server.CoarseDeadlines(ln, server.ConnReadTimeout, server.ConnWriteTimeout))
+	}()
+	log.Info("edge serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL,
+		"domains", domains.Len(), "startup", time.Since(start))
+
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+		log.Error("http server stopped", "err", err)
+	}
+
+	// Shutdown mirrors start-up: stop taking requests, stop the listener,
+	// drain the clicks, then close the stores (deferred).
+	phase := time.Now()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if e := hs.ShutdownWithContext(sctx); e != nil {
+		log.Warn("http shutdown", "err", e)
+	}
+	cancel()
+	log.Info("shutdown: http server stopped", "took", time.Since(phase))
+
+	phase = time.Now()
+	stopListener()
+	<-listenerDone
+	<-warmDone
+	log.Info("shutdown: change listener stopped", "took", time.Since(phase))
+
+	phase = time.Now()
+	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	e := pipe.Close(cctx)
+	cancel()
+	pipeClosed = true
+	st := pipe.Stats()
+	log.Info("shutdown: click pipeline drained", "took", time.Since(phase), "err", e,
+		"inserted", st.Inserted, "spooled", st.Spooled, "dropped", st.Dropped)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// openClickHouse connects and pings; when ClickHouse is down the edge still
+// starts (clicks spool to disk and are replayed later), with a lazily
+// connecting client.
+func openClickHouse(ctx context.Context, dsn string, log *slog.Logger) (driver.Conn, error) {
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := chstore.Open(pctx, dsn)
+	if err == nil {
+		return conn, nil
+	}
+	log.Warn("clickhouse unreachable at start; clicks will spool", "err", err)
+	opts, err := chstore.Options(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return clickhouse.Open(opts)
+}
+
+// pipelineReady fails when clicks are being lost or about to be: the
+// spool is nearly full while ClickHouse is down.
+func pipelineReady(st clicks.Stats, maxSpool int64) error {
+	if st.ClickHouseDown && maxSpool > 0 && st.SpoolBytes >= maxSpool/10*9 {
+		return errors.New("clickhouse down and click spool nearly full")
+	}
+	return nil
+}
+
+// warm bulk-loads the link cache once the change listener has connected
+// and resynced, so the warm-up's snapshot is covered by notifications
+// (see linkcache.Cache.Warm). If the listener is not up within a few
+// seconds, the warm-up runs anyway: the listener's first resync clears
+// the cache, which makes the warm-up start over.
+func warm(ctx context.Context, links *linkcache.Cache, l *listen.Listener, limit int, log *slog.Logger) {
+	deadline := time.Now().Add(5 * time.Second)
+	for !l.Up() && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	st, err := links.Warm(ctx, limit)
+	if err != nil {
+		log.Warn("link cache warm-up incomplete; links load on first visit", "err", err,
+			"links", st.Links, "took", st.Took)
+		return
+	}
+	// The warm-up's garbage (decoded rows, JSON, pgx buffers) is about as
+	// large as the cache itself; without this the heap keeps that
+	// headroom as RSS until the scavenger gets to it.
+	debug.FreeOSMemory()
+	log.Info("link cache warm", "links", st.Links, "skipped", st.Skipped, "bytes", st.Bytes, "took", st.Took)
+}
