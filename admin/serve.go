@@ -11,6 +11,7 @@ import (
 
 	"kurz/admin/internal/api"
 	"kurz/admin/internal/price"
+	"kurz/admin/internal/stats"
 	"kurz/shared/chstore"
 	"kurz/shared/config"
 	"kurz/shared/pgstore"
@@ -54,6 +55,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 			{Name: "clickhouse", Fn: ch.Ping},
 		},
 		Price: prices,
+		Stats: stats.New(ch),
 	})
 	servers := []*http.Server{newHTTPServer(cfg.AdminAddr, srv.Handler(), log)}
 	if cfg.PriceAddr != "" {
@@ -69,6 +71,14 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		go func() { errc <- hs.Serve(ln) }()
 	}
 	go pruneLoop(ctx, st, log)
+	rollupCtx, stopRollup := context.WithCancel(ctx)
+	rollupDone := make(chan struct{})
+	go func() {
+		defer close(rollupDone)
+		stats.RunRollup(rollupCtx, ch, st, stats.RollupOptions{Log: log})
+	}()
+	// Stop the roll-up before the stores close (deferred above).
+	defer func() { stopRollup(); <-rollupDone }()
 	log.Info("admin ready", "took", time.Since(start).String())
 
 	select {

@@ -1,21 +1,101 @@
 package api
 
-import "context"
+import (
+	"context"
+	"strconv"
+
+	"kurz/admin/internal/stats"
+	"kurz/shared/click"
+	"kurz/shared/link"
+)
+
+// Referrer categories each response's socialCount reports (spec 2.9, 2.11).
+var (
+	linkSocialKeys = []string{"socialnetwork", "microblog", "searchengine"}
+	qrSocialKeys   = []string{"socialnetwork", "microblog", "photosharing"}
+)
 
 // linkStatsData is the "data" object of the single-link response (spec
-// 2.9). Until the click analytics are wired in it returns the real values
-// for a link nobody has counted yet: zero counts, and the integer 0 that
-// the spec prescribes for empty top-N lists. The analytics work replaces
-// the body with ClickHouse queries for linkID.
+// 2.9): all-time human clicks of the link, then the documented extensions
+// botClicks, previewClicks, prefetchClicks and freshness. Top-N lists are
+// objects of name to integer count, or the integer 0 when empty, as the
+// spec says.
 func (s *Server) linkStatsData(ctx context.Context, linkID int64) (map[string]any, error) {
-	_, _ = ctx, linkID
+	return s.statsData(ctx, click.KindLink, linkID, linkSocialKeys, intCounts)
+}
+
+// statsData builds a data block for kind/id. Without a stats service (tests
+// of other areas) it reports a target nobody visited, with the spec's keys
+// only.
+func (s *Server) statsData(ctx context.Context, kind click.Kind, id int64, social []string, counts func([]stats.Count) any) (map[string]any, error) {
+	sum := &stats.Summary{}
+	var fresh *stats.Freshness
+	if s.stats != nil {
+		var err error
+		if sum, err = s.stats.Summary(ctx, kind, id); err != nil {
+			return nil, err
+		}
+		f, err := s.stats.Freshness(ctx)
+		if err != nil {
+			return nil, err
+		}
+		fresh = &f
+	}
+	data := map[string]any{
+		"clicks":       sum.Clicks,
+		"uniqueClicks": sum.UniqueClicks,
+		"topCountries": counts(sum.Countries),
+		"topReferrers": counts(sum.Referrers),
+		"topBrowsers":  counts(sum.Browsers),
+		"topOs":        counts(sum.OS),
+		"socialCount":  socialCount(sum.Categories, social),
+	}
+	if fresh != nil { // extensions: only with a stats source to account for
+		data["botClicks"] = sum.BotClicks
+		data["previewClicks"] = sum.PreviewClicks
+		data["prefetchClicks"] = sum.PrefetchClicks
+		data["freshness"] = freshnessJSON(*fresh)
+	}
+	return data, nil
+}
+
+// intCounts is a top-N list of the single-link response: name to integer
+// count, or the integer 0 when empty (spec 2.9).
+func intCounts(cs []stats.Count) any {
+	if len(cs) == 0 {
+		return 0
+	}
+	m := make(map[string]uint64, len(cs))
+	for _, c := range cs {
+		m[c.Name] = c.N
+	}
+	return m
+}
+
+// stringCounts is a top-N list of the single-QR response: name to count as
+// a decimal string (spec 2.11); empty is {} (the QR response's documented
+// choice: 2.11 types the lists as objects).
+func stringCounts(cs []stats.Count) any {
+	m := make(map[string]string, len(cs))
+	for _, c := range cs {
+		m[c.Name] = strconv.FormatUint(c.N, 10)
+	}
+	return m
+}
+
+// socialCount reports the human clicks of each category in keys, zero when
+// none.
+func socialCount(byCategory map[string]uint64, keys []string) map[string]uint64 {
+	m := make(map[string]uint64, len(keys))
+	for _, k := range keys {
+		m[k] = byCategory[k]
+	}
+	return m
+}
+
+func freshnessJSON(f stats.Freshness) map[string]any {
 	return map[string]any{
-		"clicks":       0,
-		"uniqueClicks": 0,
-		"topCountries": 0,
-		"topReferrers": 0,
-		"topBrowsers":  0,
-		"topOs":        0,
-		"socialCount":  map[string]int{"socialnetwork": 0, "microblog": 0, "searchengine": 0},
-	}, nil
+		"ingestedUntil": link.FormatTime(f.IngestedUntil),
+		"lagMs":         f.LagMs,
+	}
 }

@@ -12,6 +12,7 @@ func (s *Server) routes() {
 	s.campaignRoutes() // campaigns.go
 	s.channelRoutes()  // channels.go
 	s.linkRoutes()     // links.go
+	s.statsRoutes()    // stats.go
 	s.pixelRoutes()    // pixels.go
 	s.qrRoutes()       // qr.go
 	s.priceRoutes()    // price.go

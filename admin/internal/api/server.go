@@ -13,6 +13,7 @@ import (
 
 	"kurz/admin/internal/price"
 	"kurz/admin/internal/safefetch"
+	"kurz/admin/internal/stats"
 	"kurz/shared/clientip"
 	"kurz/shared/config"
 	"kurz/shared/link"
@@ -35,6 +36,8 @@ type Deps struct {
 	Now func() time.Time
 	// Price answers and stores market prices; nil makes the price API 503.
 	Price *price.Service
+	// Stats reads click stats from ClickHouse; nil reports zero stats.
+	Stats *stats.Service
 }
 
 // Server holds the handlers' dependencies.
@@ -50,6 +53,7 @@ type Server struct {
 	price *http.ServeMux // price API, scope "price"
 
 	prices *price.Service // nil: price endpoints answer 503
+	stats  *stats.Service // nil: zero stats (tests of other areas)
 
 	// logoFetch tunes the fetch of QR logo URLs; the zero value is the
 	// production policy. Tests set AllowAddr to reach an httptest server.
@@ -72,6 +76,7 @@ func New(d Deps) *Server {
 		s.now = time.Now
 	}
 	s.prices = d.Price
+	s.stats = d.Stats
 	if s.log == nil {
 		s.log = slog.Default()
 	}

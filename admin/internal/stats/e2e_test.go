@@ -1,0 +1,365 @@
+package stats_test
+
+// End-to-end test of issue 5's "Done when": real edge and admin processes
+// (built from this tree in TestMain), a fresh PostgreSQL and ClickHouse
+// database, visits with known headers through the edge, and the numbers
+// the admin API reports. Black box: nothing of edge/internal is imported.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"kurz/shared/chstore/chtest"
+	"kurz/shared/pgstore/pgtest"
+)
+
+var binDir string // holds edge and admin, built by TestMain
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kurz-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	for _, cmd := range []string{"edge", "admin"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "kurz/"+cmd).CombinedOutput()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "go build kurz/%s: %v\n%s", cmd, err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// stack is one edge and one admin process on fresh databases.
+type stack struct {
+	t               *testing.T
+	env             []string
+	edgeURL, admURL string
+	edge            *exec.Cmd
+	edgeLog         *bytes.Buffer
+	key             string
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	_, pgDSN := pgtest.New(t)
+	_, chDSN := chtest.New(t)
+	edgeAddr, admAddr := freeAddr(t), freeAddr(t)
+	s := &stack{t: t, edgeURL: "http://" + edgeAddr, admURL: "http://" + admAddr}
+	s.env = append(os.Environ(),
+		"KURZ_DATABASE_URL="+pgDSN, "KURZ_CLICKHOUSE_URL="+chDSN,
+		"KURZ_EDGE_ADDR="+edgeAddr, "KURZ_ADMIN_ADDR="+admAddr, "KURZ_PRICE_ADDR=",
+		"KURZ_BASE_URL=http://sho.rt", "KURZ_SECRET=e2e-secret",
+		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_SPOOL_DIR="+t.TempDir(),
+		"KURZ_COUNTRY_HEADER=CF-IPCountry", "KURZ_TRUSTED_PROXIES=127.0.0.1/32", "KURZ_LOG_LEVEL=warn",
+	)
+	out, err := s.command("admin", "user", "create", "--email", "e2e@example.com", "--username", "e2e", "--rate-limit", "0").Output()
+	if err != nil {
+		t.Fatalf("admin user create: %v", err)
+	}
+	var u struct {
+		Key string `json:"api_key"`
+	}
+	if err := json.Unmarshal(out, &u); err != nil || u.Key == "" {
+		t.Fatalf("admin user create printed %q: %v", out, err)
+	}
+	s.key = u.Key
+	s.start("admin", "serve")
+	s.waitHealthy(s.admURL)
+	s.startEdge()
+	return s
+}
+
+func (s *stack) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	cmd.Env = s.env
+	return cmd
+}
+
+// start runs a process until the test ends (SIGTERM, then wait).
+func (s *stack) start(name string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	s.t.Helper()
+	cmd := s.command(name, args...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start %s: %v", name, err)
+	}
+	s.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck
+			cmd.Wait()                          //nolint:errcheck
+		}
+		if s.t.Failed() {
+			s.t.Logf("%s output:\n%s", name, log.String())
+		}
+	})
+	return cmd, &log
+}
+
+func (s *stack) startEdge() {
+	s.t.Helper()
+	s.edge, s.edgeLog = s.start("edge")
+	s.waitHealthy(s.edgeURL)
+}
+
+// stopEdge sends SIGTERM and waits for the edge to exit.
+func (s *stack) stopEdge() {
+	s.t.Helper()
+	if err := s.edge.Process.Signal(syscall.SIGTERM); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.edge.Wait(); err != nil {
+		s.t.Fatalf("edge exited with %v:\n%s", err, s.edgeLog)
+	}
+}
+
+func (s *stack) waitHealthy(base string) {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(base + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("%s not healthy after 15 s", base)
+}
+
+// api calls the admin API and decodes the JSON body.
+func (s *stack) api(method, path string, body any) map[string]any {
+	s.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.admURL+path, rd)
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(res.Body)
+	if err := json.Unmarshal(raw, &out); err != nil || res.StatusCode != http.StatusOK {
+		s.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	}
+	return out
+}
+
+// addLink creates a link and returns its id and alias.
+func (s *stack) addLink(url string) (int64, string) {
+	s.t.Helper()
+	r := s.api("POST", "/api/url/add", map[string]any{"url": url})
+	short, _ := r["shorturl"].(string)
+	return int64(r["id"].(float64)), short[strings.LastIndex(short, "/")+1:]
+}
+
+var noRedirect = &http.Client{
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	Timeout:       5 * time.Second,
+}
+
+type visitReq struct {
+	ua, referer, country, ip string
+}
+
+// visit sends one GET for alias to the edge; ok is whether the edge
+// answered it (a redirect or a page).
+func (s *stack) visit(alias string, v visitReq) (status int, err error) {
+	req, _ := http.NewRequest("GET", s.edgeURL+"/"+alias, nil)
+	req.Host = "sho.rt"
+	req.Header.Set("User-Agent", v.ua)
+	if v.referer != "" {
+		req.Header.Set("Referer", v.referer)
+	}
+	if v.country != "" {
+		req.Header.Set("CF-IPCountry", v.country)
+	}
+	req.Header.Set("X-Forwarded-For", v.ip)
+	res, err := noRedirect.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, res.Body) //nolint:errcheck
+	res.Body.Close()
+	return res.StatusCode, nil
+}
+
+const (
+	uaChromeWin  = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+	uaFirefoxLin = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
+	uaSafariIOS  = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+	uaChromeAnd  = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36"
+	uaGooglebot  = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	uaSlackbot   = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
+)
+
+// pollData polls GET /api/url/:id until data.clicks reaches want.
+func (s *stack) pollData(path string, want float64, timeout time.Duration) map[string]any {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		data := s.api("GET", path, nil)["data"].(map[string]any)
+		if data["clicks"] == want || time.Now().After(deadline) {
+			if data["clicks"] != want {
+				s.t.Fatalf("after %s: %s data.clicks = %v, want %v (data %v)", timeout, path, data["clicks"], want, data)
+			}
+			return data
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// listClicks polls the link list until the row of id shows want clicks and
+// returns how long that took.
+func (s *stack) listClicks(id int64, want float64, timeout time.Duration) time.Duration {
+	s.t.Helper()
+	start := time.Now()
+	for {
+		urls := s.api("GET", "/api/urls?order=click&limit=100", nil)["data"].(map[string]any)["urls"].([]any)
+		for _, u := range urls {
+			row := u.(map[string]any)
+			if int64(row["id"].(float64)) == id && row["clicks"] == want {
+				return time.Since(start)
+			}
+		}
+		if time.Since(start) > timeout {
+			s.t.Fatalf("link %d: list clicks not %v after %s: %v", id, want, timeout, urls)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestEndToEndStats(t *testing.T) {
+	s := newStack(t)
+	id, alias := s.addLink("https://example.com/landing")
+	other, otherAlias := s.addLink("https://example.com/other")
+
+	visits := []visitReq{
+		{uaChromeWin, "https://www.facebook.com/", "DE", "198.51.100.1"},
+		{uaChromeWin, "", "DE", "198.51.100.1"}, // same visitor again, direct
+		{uaFirefoxLin, "https://t.co/abc", "US", "198.51.100.2"},
+		{uaSafariIOS, "https://www.google.com/search?q=kurz", "FR", "198.51.100.3"},
+		{uaChromeAnd, "https://twitter.com/someone", "US", "198.51.100.4"},
+		{uaSafariIOS, "https://www.google.de/", "", "198.51.100.5"}, // no country header
+		{uaGooglebot, "", "US", "198.51.100.9"},
+		{uaSlackbot, "", "", "198.51.100.10"},
+	}
+	for _, v := range visits {
+		if st, err := s.visit(alias, v); err != nil || st >= 400 {
+			t.Fatalf("visit %v: status %d, %v", v, st, err)
+		}
+	}
+	if st, err := s.visit(otherAlias, visits[0]); err != nil || st >= 400 {
+		t.Fatalf("visit other: %d, %v", st, err)
+	}
+	start := time.Now()
+	data := s.pollData(fmt.Sprintf("/api/url/%d", id), 6, 10*time.Second)
+	delete(data, "freshness")
+	want := map[string]any{
+		"clicks": 6, "uniqueClicks": 5,
+		"topCountries":   map[string]int{"germany": 2, "united states": 2, "france": 1, "unknown": 1},
+		"topReferrers":   map[string]int{"facebook.com": 1, "direct": 1, "t.co": 1, "google.com": 1, "google.de": 1, "twitter.com": 1},
+		"topBrowsers":    map[string]int{"Chrome": 3, "Firefox": 1, "Safari": 2},
+		"topOs":          map[string]int{"Windows": 2, "Linux": 1, "iOS": 2, "Android": 1},
+		"socialCount":    map[string]int{"socialnetwork": 1, "microblog": 2, "searchengine": 2},
+		"botClicks":      1,
+		"previewClicks":  1,
+		"prefetchClicks": 0,
+	}
+	if w := roundTrip(t, want); !reflect.DeepEqual(any(data), w) {
+		gb, _ := json.Marshal(data)
+		wb, _ := json.Marshal(w)
+		t.Fatalf("data =\n%s\nwant\n%s", gb, wb)
+	}
+	took := s.listClicks(id, 6, 5*time.Second)
+	t.Logf("stats complete after %s; list row agreed %s later", time.Since(start)-took, took)
+	s.listClicks(other, 1, 5*time.Second)
+}
+
+// TestEndToEndSigtermLosesNothing: SIGTERM the edge while visits keep
+// coming; after a restart every visit the edge answered is counted.
+func TestEndToEndSigtermLosesNothing(t *testing.T) {
+	s := newStack(t)
+	id, alias := s.addLink("https://example.com/load")
+	var (
+		answered atomic.Int64
+		stop     atomic.Bool
+		wg       sync.WaitGroup
+	)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; !stop.Load(); i++ {
+				v := visitReq{uaChromeWin, "", "DE", fmt.Sprintf("203.0.113.%d", (w*50+i)%250+1)}
+				if st, err := s.visit(alias, v); err == nil && st < 400 {
+					answered.Add(1)
+				}
+			}
+		})
+	}
+	time.Sleep(700 * time.Millisecond)
+	s.stopEdge() // SIGTERM under load
+	time.Sleep(200 * time.Millisecond)
+	stop.Store(true)
+	wg.Wait()
+	n := answered.Load()
+	if n == 0 {
+		t.Fatal("no visit was answered before SIGTERM")
+	}
+	s.startEdge() // replays whatever the stopped edge spooled
+	data := s.pollData(fmt.Sprintf("/api/url/%d", id), float64(n), 10*time.Second)
+	t.Logf("%d answered visits, %v counted", n, data["clicks"])
+	s.listClicks(id, float64(n), 5*time.Second)
+}
+
+func roundTrip(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
