@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# `make bench`: the standard benchmark scenario end to end, from a fresh
+# private stack, in a few minutes. Starts PostgreSQL + ClickHouse under
+# .run/bench, migrates, creates a key, seeds links (COPY bulk path), starts
+# the edge, warms it up, runs the scenarios of issue 7, writes
+# bench/results/latest.md, then stops everything it started.
+#
+# Knobs (environment): BENCH_LINKS (100000), BENCH_DURATION (10s),
+# BENCH_CONNS (64), BENCH_EDGE_PROCS (GOMAXPROCS of the edge, 1),
+# BENCH_STATS_CLICKS (10000000), BENCH_INGEST_CLICKS (500000),
+# BENCH_RSS_LINKS (0 = skip the 1M-link RSS scenario; e.g. 1000000; adds
+# ~1 min of COPY and ~1 min of warm-up on 2 cores), BENCH_SWEEP (0; 1 adds
+# an open-loop sweep of the direct links and bench/results/sweep.svg, ~40 s).
+# The edge runs with KURZ_PPROF_ADDR on loopback: CPU profiles of the
+# direct and targeted runs go into latest.md when a target is missed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+dir=$root/.run/bench
+res=$dir/results
+# Our ports lie in Linux's ephemeral range (32768-60999): any client's
+# outgoing connection (or its TIME-WAIT) may hold one for a minute, and a
+# server cannot bind it then. free_ports N START prints the first of N
+# consecutive ports from START on that no socket uses.
+free_ports() {
+	local n=$1 p=$2 i busy
+	for _ in $(seq 1 50); do
+		busy=0
+		for i in $(seq 0 $((n - 1))); do
+			if [ -n "$(ss -Htan "( sport = :$((p + i)) )" 2>/dev/null)" ]; then busy=1; break; fi
+		done
+		[ $busy -eq 0 ] && { echo "$p"; return; }
+		p=$((p + n))
+	done
+	echo "$2"
+}
+pg_port=${BENCH_PG_PORT:-$(free_ports 1 55434)}
+# 59002 is the test ClickHouse's HTTP port (native 59001 + 1): use 59010-59012.
+ch_port=${BENCH_CH_PORT:-$(free_ports 3 59010)}
+edge_port=${BENCH_EDGE_PORT:-$(free_ports 3 58080)}
+admin_port=${BENCH_ADMIN_PORT:-$((edge_port + 1))}
+pprof_port=${BENCH_PPROF_PORT:-$((edge_port + 2))}
+links=${BENCH_LINKS:-100000}
+dur=${BENCH_DURATION:-10s}
+conns=${BENCH_CONNS:-64}
+stack=deploy/local/stack.sh
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+pids=()
+cleanup() {
+	trap - INT TERM EXIT
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	"$stack" down "$dir" || true
+}
+trap cleanup INT TERM EXIT
+
+t0=$(date +%s)
+# A fresh stack every time: old data would skew counts and timings.
+"$stack" down "$dir" 2>/dev/null || true
+rm -rf "$dir"
+mkdir -p "$res"
+"$stack" up "$dir" "$pg_port" "$ch_port"
+psql="psql -h 127.0.0.1 -p $pg_port -U postgres -qtA"
+$psql -d postgres -c "CREATE DATABASE kurz"
+export KURZ_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/kurz?sslmode=disable"
+export KURZ_CLICKHOUSE_URL="clickhouse://127.0.0.1:$ch_port/default"
+export KURZ_EDGE_ADDR=127.0.0.1:$edge_port
+export KURZ_ADMIN_ADDR=127.0.0.1:$admin_port
+export KURZ_BASE_URL=http://127.0.0.1:$edge_port
+export KURZ_COUNTRY_HEADER=CF-IPCountry
+export KURZ_TRUSTED_PROXIES=127.0.0.1/32
+export KURZ_SPOOL_DIR=$dir/spool
+export KURZ_CACHE_MAX_BYTES=${KURZ_CACHE_MAX_BYTES:-1073741824}
+export KURZ_SECRET=bench-secret-not-for-production-0123456789
+export KURZ_LOG_LEVEL=warn
+export KURZ_PPROF_ADDR=127.0.0.1:$pprof_port
+
+log "build"
+make -s build
+bin/admin migrate
+out=$(bin/admin user create --email bench@example.com --username bench --rate-limit 0)
+key=$(printf '%s' "$out" | sed -E 's/.*"api_key":"([^"]+)".*/\1/')
+uid=$(printf '%s' "$out" | sed -E 's/.*"id":([0-9]+).*/\1/')
+
+log "seed $links links (COPY)"
+bin/bench seed --via pg --user-id "$uid" --links "$links" --out "$dir/aliases.tsv"
+
+log "start edge"
+start_ns=$(date +%s%N)
+GOMAXPROCS=${BENCH_EDGE_PROCS:-1} bin/edge >"$dir/edge.log" 2>&1 &
+edge_pid=$!
+pids+=("$edge_pid")
+for _ in $(seq 1 300); do
+	curl -fsS "http://127.0.0.1:$edge_port/readyz" >/dev/null 2>&1 && break
+	kill -0 "$edge_pid" 2>/dev/null || { cat "$dir/edge.log" >&2; exit 1; }
+	sleep 0.01
+done
+ready_ns=$(date +%s%N)
+bin/bench run --name warm-up --aliases "$dir/aliases.tsv" --addr "127.0.0.1:$edge_port" --sequential --connections 16 --duration 0 \
+	--pid "$edge_pid" --json "$res/warm.json" >"$res/warm.txt"
+warm_ns=$(date +%s%N)
+printf '{"links": %d, "ready_seconds": %s, "warm_seconds": %s}\n' "$links" \
+	"$(awk "BEGIN{print ($ready_ns-$start_ns)/1e9}")" "$(awk "BEGIN{print ($warm_ns-$ready_ns)/1e9}")" >"$res/startup.json"
+bin/admin serve >"$dir/admin.log" 2>&1 &
+pids+=($!)
+
+common=(--aliases "$dir/aliases.tsv" --addr "127.0.0.1:$edge_port" --pid "$edge_pid" --connections "$conns"
+	--duration "$dur" --xff --clickhouse "$KURZ_CLICKHOUSE_URL")
+log "scenario: direct cache hits, closed loop, vs nginx and wrk"
+prof=(--profile-url "http://127.0.0.1:$pprof_port" --profile-seconds 10)
+bin/bench run --name direct "${common[@]}" --kinds direct --compare-nginx --vs-wrk "${prof[@]}" --profile-out "$res/direct.pprof" \
+	--json "$res/closed.json" | tee "$res/closed.txt"
+log "scenario: targeted links vs nginx"
+bin/bench run --name targeted "${common[@]}" --kinds targeted --compare-nginx "${prof[@]}" --profile-out "$res/targeted.pprof" \
+	--json "$res/targeted.json" | tee "$res/targeted.txt"
+: >"$res/profile.md"
+for p in direct targeted; do
+	[ -s "$res/$p.pprof" ] || continue
+	{
+		printf '`go tool pprof -top` of the edge during the %s closed-loop run (first 25 functions):\n\n```\n' "$p"
+		go tool pprof -top -nodecount=25 "$res/$p.pprof" 2>/dev/null | sed -n '1,32p'
+		printf '```\n\n'
+	} >>"$res/profile.md"
+done
+log "scenario: open loop at 50% of the direct maximum"
+bin/bench run --name open-50 "${common[@]}" --kinds direct --rate-from "$res/closed.json" --rate-fraction 0.5 --json "$res/open.json" | tee "$res/open.txt"
+if [ "${BENCH_SWEEP:-0}" = 1 ]; then
+	log "scenario: open-loop sweep (direct links)"
+	bin/bench sweep --name direct "${common[@]}" --clickhouse "" --kinds direct --duration 5s --steps 6 \
+		--svg bench/results/sweep.svg --json "$res/sweep.json" | tee "$res/sweep.txt"
+fi
+log "scenario: full mix (all kinds)"
+bin/bench run --name mix "${common[@]}" --json "$res/mix.json" | tee "$res/mix.txt" || true
+
+# Ingest before the stats scenario: its 10M-row insert leaves background
+# merges of the aggregate tables running for a while.
+log "scenario: click ingest"
+bin/bench ingest --clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_INGEST_CLICKS:-500000}" --batch 10000 --compare-raw \
+	--server-pid "$(cat "$dir/ch/pid")" --json "$res/ingest.json" | tee "$res/ingest.txt" || true
+
+log "scenario: stats latency"
+alias=$(awk -F'\t' '$1=="-" && $3=="direct" {print $2; exit}' "$dir/aliases.tsv")
+link_id=$($psql -d kurz -c "SELECT id FROM links WHERE host = '' AND alias = '$alias'")
+for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$admin_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+bin/bench stats --admin "http://127.0.0.1:$admin_port" --key "$key" --link-id "$link_id" --owner-id "$uid" \
+	--clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_STATS_CLICKS:-10000000}" --json "$res/stats.json" | tee "$res/stats.txt" || true
+
+if [ "${BENCH_RSS_LINKS:-0}" -gt 0 ]; then
+	extra=$((BENCH_RSS_LINKS - links))
+	log "scenario: RSS with $BENCH_RSS_LINKS links cached"
+	bin/bench seed --via pg --user-id "$uid" --links "$extra" --seed 2 --out "$dir/aliases-extra.tsv"
+	cat "$dir/aliases.tsv" <(grep -v '^#' "$dir/aliases-extra.tsv") >"$dir/aliases-all.tsv"
+	bin/bench run --name rss "${common[@]}" --aliases "$dir/aliases-all.tsv" --sequential --duration 0 --clickhouse "" --json "$res/rss.json" | tee "$res/rss.txt"
+fi
+
+bin/bench report --dir "$res" --out bench/results/latest.md --profile "$res/profile.md" \
+	--env "$(nproc) cores, edge GOMAXPROCS=${BENCH_EDGE_PROCS:-1}, bench GOMAXPROCS=1, $conns connections, $dur per run, $links links."
+log "done in $(($(date +%s) - t0)) s: bench/results/latest.md"
