@@ -14,6 +14,16 @@ stack=deploy/local/stack.sh
 mkdir -p "$dir"
 
 own_stack=0
+pids=()
+cleanup() {
+	trap - INT TERM EXIT
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	[ "$own_stack" = 1 ] && "$stack" down "$dir" || true
+	echo "stopped."
+}
+trap cleanup INT TERM EXIT
+
 if [ -z "${KURZ_DATABASE_URL:-}" ] || [ -z "${KURZ_CLICKHOUSE_URL:-}" ]; then
 	own_stack=1
 	"$stack" up "$dir" "$pg_port" "$ch_port"
@@ -26,15 +36,6 @@ if [ -z "${KURZ_DATABASE_URL:-}" ] || [ -z "${KURZ_CLICKHOUSE_URL:-}" ]; then
 fi
 export KURZ_SPOOL_DIR=${KURZ_SPOOL_DIR:-$dir/spool}
 
-pids=()
-cleanup() {
-	trap - INT TERM EXIT
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	[ "$own_stack" = 1 ] && "$stack" down "$dir"
-	echo "stopped."
-}
-trap cleanup INT TERM EXIT
 
 go build -o bin/edge ./edge
 go build -o bin/admin ./admin

@@ -9,7 +9,8 @@
 #   stack.sh pg-up|pg-down DIR [PORT]     one server only
 #   stack.sh ch-up|ch-down DIR [PORT]
 #
-# Servers listen on 127.0.0.1 only. PostgreSQL trusts local connections:
+# ClickHouse also takes CH_PORT+1 (HTTP) and CH_PORT+2 (interserver): keep
+# instances' CH_PORTs at least 3 apart. Servers listen on 127.0.0.1 only. PostgreSQL trusts local connections:
 # these instances are for development and tests, never for production.
 set -euo pipefail
 

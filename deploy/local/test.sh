@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 dir=$root/.run/test
 pg_port=${KURZ_TEST_PG_PORT:-55433}
-ch_port=${KURZ_TEST_CH_PORT:-59001}
+ch_port=${KURZ_TEST_CH_PORT:-59020}
 stack=deploy/local/stack.sh
 
 started=0
