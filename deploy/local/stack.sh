@@ -6,6 +6,7 @@
 #   stack.sh install                      install missing server packages (apt)
 #   stack.sh up DIR PG_PORT CH_PORT       start both (reuses existing data)
 #   stack.sh down DIR                     stop both
+#   stack.sh status DIR                   exit 0 when both run
 #   stack.sh pg-up|pg-down DIR [PORT]     one server only
 #   stack.sh ch-up|ch-down DIR [PORT]
 #
@@ -23,6 +24,8 @@ install() {
 	local need=()
 	[ -x "$PG_BIN/postgres" ] || need+=(postgresql-15)
 	command -v clickhouse-server >/dev/null 2>&1 || need+=(clickhouse-server clickhouse-client)
+	command -v pgrep >/dev/null 2>&1 || need+=(procps)
+	command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
 	[ ${#need[@]} -eq 0 ] && return 0
 	if ! command -v apt-get >/dev/null 2>&1; then
 		die "missing: ${need[*]}. Install PostgreSQL 15 and ClickHouse server with your package manager, or set KURZ_DATABASE_URL and KURZ_CLICKHOUSE_URL to servers you run."
@@ -42,14 +45,29 @@ as_postgres() {
 	fi
 }
 
+# pg_dir prints where DIR's PostgreSQL data lives: DIR/pg, or, when user
+# postgres cannot reach DIR (a checkout under a private home directory), a
+# directory under /var/tmp recorded in DIR/pg.path.
+pg_dir() {
+	if [ -f "$1/pg.path" ]; then cat "$1/pg.path"; else echo "$1/pg"; fi
+}
+
 pg_up() {
-	local dir=$1 port=$2 pgdir=$1/pg
+	local dir=$1 port=$2 pgdir
 	mkdir -p "$dir"
+	pgdir=$(pg_dir "$dir")
 	if [ "$(id -u)" -eq 0 ]; then
 		mkdir -p "$pgdir"
 		chown postgres:postgres "$pgdir"
 		chmod 700 "$pgdir"
-		as_postgres test -w "$pgdir" || die "user postgres cannot write $pgdir (check the permissions of its parent directories)"
+		if ! as_postgres test -w "$pgdir"; then
+			pgdir=/var/tmp/kurz-pg-$(printf '%s' "$dir" | md5sum | cut -c1-12)
+			log "user postgres cannot reach $dir; keeping PostgreSQL data in $pgdir"
+			mkdir -p "$pgdir"
+			chown postgres:postgres "$pgdir"
+			chmod 700 "$pgdir"
+			echo "$pgdir" >"$dir/pg.path"
+		fi
 	fi
 	if [ ! -f "$pgdir/PG_VERSION" ]; then
 		log "initdb $pgdir"
@@ -66,7 +84,8 @@ pg_up() {
 }
 
 pg_down() {
-	local pgdir=$1/pg
+	local pgdir
+	pgdir=$(pg_dir "$1")
 	[ -f "$pgdir/postmaster.pid" ] || return 0
 	as_postgres "$PG_BIN/pg_ctl" -D "$pgdir" -m fast -w stop >/dev/null 2>&1 || true
 }
@@ -170,6 +189,8 @@ up)
 	ch_up "$1" "$3"
 	;;
 down) ch_down "$1"; pg_down "$1" ;;
+status) # exit 0 when both servers of DIR run
+	[ -f "$(pg_dir "$1")/postmaster.pid" ] && [ -n "$(ch_pids "$1")" ] ;;
 pg-up) pg_up "$1" "$2" ;;
 pg-down) pg_down "$1" ;;
 ch-up) ch_up "$1" "$2" ;;

@@ -12,7 +12,7 @@ stack=deploy/local/stack.sh
 
 started=0
 if [ -z "${KURZ_TEST_DATABASE_URL:-}" ] || [ -z "${KURZ_TEST_CLICKHOUSE_URL:-}" ]; then
-	if ! { [ -f "$dir/pg/postmaster.pid" ] && pgrep -f -- "--config-file=$dir/ch/config.xml" >/dev/null; }; then
+	if ! "$stack" status "$dir"; then
 		started=1
 	fi
 	"$stack" up "$dir" "$pg_port" "$ch_port"
