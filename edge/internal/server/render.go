@@ -17,21 +17,31 @@ func (s *Server) page(ctx *fasthttp.RequestCtx, d pages.Data) {
 	defer locationPool.Put(buf)
 	buf.Reset()
 	if err := s.pages.Render(buf, d); err != nil {
-		s.log.Error("render page", "err", err)
-		ctx.Response.Reset()
-		ctx.SetStatusCode(fasthttp.StatusInternalServerError)
-		ctx.SetContentType("text/plain; charset=utf-8")
-		ctx.Response.Header.Set("Cache-Control", "no-store")
-		ctx.SetBodyString("internal error\n")
+		s.renderFailed(ctx, err)
 		return
 	}
-	ctx.SetStatusCode(d.Status())
-	for _, h := range s.pages.Headers(d) {
+	writePage(ctx, d.Status(), s.pages.Headers(d), buf.B)
+}
+
+// writePage sets a rendered page's status, headers and body (none for HEAD).
+func writePage(ctx *fasthttp.RequestCtx, status int, headers []pages.Header, body []byte) {
+	ctx.SetStatusCode(status)
+	for _, h := range headers {
 		ctx.Response.Header.Set(h.Name, h.Value)
 	}
 	if !ctx.IsHead() {
-		ctx.SetBody(buf.B)
+		ctx.SetBody(body)
 	}
+}
+
+// renderFailed answers a clean 500 when a page could not be rendered.
+func (s *Server) renderFailed(ctx *fasthttp.RequestCtx, err error) {
+	s.log.Error("render page", "err", err)
+	ctx.Response.Reset()
+	ctx.SetStatusCode(fasthttp.StatusInternalServerError)
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetBodyString("internal error\n")
 }
 
 // plainRedirect answers 302 to a fixed URL (domain roots and 404s,
@@ -100,13 +110,6 @@ func (s *Server) shortURL(ctx *fasthttp.RequestCtx, l *linkcache.Link) string {
 		scheme = "https://"
 	}
 	return scheme + l.Host() + "/" + l.Alias()
-}
-
-func (s *Server) preview(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
-	s.page(ctx, &pages.PreviewPage{
-		Title: l.MetaTitle, Description: l.MetaDescription, Image: l.MetaImage,
-		URL: s.shortURL(ctx, l), Destination: l.Dest(),
-	})
 }
 
 // withVisitorQuery returns dest with the visitor's query merged (see

@@ -72,6 +72,7 @@ type Server struct {
 	hits     sync.Pool // *click.Hit scratch records: keeps the hand-off allocation-free
 	secure   bool      // cookies get Secure: the base URL is https
 	agents   agentCache
+	previews previewCache
 	// countryHeader is CountryHeader as bytes, for the header scan.
 	countryHeader []byte
 
