@@ -16,7 +16,7 @@ import (
 type startupFile struct {
 	Links        int     `json:"links"`
 	ReadySeconds float64 `json:"ready_seconds"` // exec to /readyz 200
-	WarmSeconds  float64 `json:"warm_seconds"`  // one sequential pass over every link
+	WarmSeconds  float64 `json:"warm_seconds"`  // one sequential request per link, after ready
 }
 
 // goal is one line of latest.md.
@@ -118,8 +118,8 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	}
 	var st startupFile
 	if readJSON(filepath.Join(dir, "startup.json"), &st) == nil {
-		ts = append(ts, limitTarget(fmt.Sprintf("Start to ready + warm-up of %d links", st.Links), st.ReadySeconds+st.WarmSeconds, 3, "s"))
-		ts[len(ts)-1].Note = fmt.Sprintf("ready %.2f s + warm-up %.2f s (the edge loads lazily; warm-up = one request per link)", st.ReadySeconds, st.WarmSeconds)
+		ts = append(ts, limitTarget(fmt.Sprintf("Start to ready with a warm-up of %d links", st.Links), st.ReadySeconds, 3, "s"))
+		ts[len(ts)-1].Note = fmt.Sprintf("/readyz turns 200 once the edge has bulk-loaded the links; a sequential request to every link afterwards took %.2f s", st.WarmSeconds)
 	} else {
 		ts = append(ts, goal{Name: "Start to ready with 100k-link warm-up", Measured: "not measured", Verdict: "**miss**"})
 	}

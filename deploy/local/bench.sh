@@ -91,7 +91,8 @@ start_ns=$(date +%s%N)
 GOMAXPROCS=${BENCH_EDGE_PROCS:-1} bin/edge >"$dir/edge.log" 2>&1 &
 edge_pid=$!
 pids+=("$edge_pid")
-for _ in $(seq 1 300); do
+# /readyz answers 503 "warming" until the edge has bulk-loaded the links.
+for _ in $(seq 1 6000); do
 	curl -fsS "http://127.0.0.1:$edge_port/readyz" >/dev/null 2>&1 && break
 	kill -0 "$edge_pid" 2>/dev/null || { cat "$dir/edge.log" >&2; exit 1; }
 	sleep 0.01
