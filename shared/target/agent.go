@@ -229,10 +229,19 @@ func (f agentFacts) class(method, purpose []byte) click.Class {
 		return click.ClassPreview
 	case f.empty || f.found.intersects(f.m.bot):
 		return click.ClassBot
-	case isHead(method) || isPrefetch(purpose):
+	}
+	return RequestClass(click.ClassHuman, method, purpose)
+}
+
+// RequestClass applies the request's method and prefetch hint to the class
+// of its User-Agent: a human's HEAD request or prefetch is a prefetch; any
+// other class stands. It lets a caller that caches the agent's class per
+// User-Agent (the edge) finish the classification per request.
+func RequestClass(agent click.Class, method, purpose []byte) click.Class {
+	if agent == click.ClassHuman && (isHead(method) || isPrefetch(purpose)) {
 		return click.ClassPrefetch
 	}
-	return click.ClassHuman
+	return agent
 }
 
 // ClassOf classifies a visit without allocating, from the User-Agent, the

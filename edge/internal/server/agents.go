@@ -22,7 +22,7 @@ type agentCache struct {
 const agentBits = 14 // 16384 slots, 128 KiB
 
 // inspect returns target.Inspect of ua for a GET without a prefetch hint
-// (the caller applies method and hint: see visitClass).
+// (the caller applies method and hint with target.RequestClass).
 func (c *agentCache) inspect(ua []byte) target.Agent {
 	h := xxhash.Sum64(ua)
 	slot := &c.slots[h&(1<<agentBits-1)]
@@ -45,41 +45,3 @@ const (
 )
 
 var methodGet = []byte("GET")
-
-// visitClass applies ClassOf's precedence to a cached agent class: a
-// human's HEAD request or prefetch hint makes it a prefetch.
-func visitClass(agent click.Class, method, purpose []byte) click.Class {
-	if agent != click.ClassHuman {
-		return agent
-	}
-	if string(method) == "HEAD" || isPrefetch(purpose) {
-		return click.ClassPrefetch
-	}
-	return agent
-}
-
-func isPrefetch(p []byte) bool {
-	return containsFold(p, "prefetch") || containsFold(p, "prerender") || containsFold(p, "preview")
-}
-
-// containsFold reports whether s contains the lower-case ASCII word w,
-// ignoring case.
-func containsFold(s []byte, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for j < len(w) && lower(s[i+j]) == w[j] {
-			j++
-		}
-		if j == len(w) {
-			return true
-		}
-	}
-	return false
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + ('a' - 'A')
-	}
-	return c
-}

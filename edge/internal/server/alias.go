@@ -48,7 +48,7 @@ func (s *Server) observe(ctx *fasthttp.RequestCtx, v *visit) {
 	v.hdr = s.scanHeaders(&ctx.Request.Header)
 	a := s.agents.inspect(ctx.UserAgent())
 	v.device, v.social = a.Device, a.SocialPreview
-	v.class = visitClass(a.Class, ctx.Method(), v.hdr.purpose)
+	v.class = target.RequestClass(a.Class, ctx.Method(), v.hdr.purpose)
 	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
 	v.ip = s.resolver.Resolve(peer, v.hdr.xff)
 }
