@@ -322,23 +322,25 @@ func TestEndToEndSigtermLosesNothing(t *testing.T) {
 	s := newStack(t)
 	id, alias := s.addLink("https://example.com/load")
 	var (
-		answered atomic.Int64
-		stop     atomic.Bool
-		wg       sync.WaitGroup
+		answered, failed atomic.Int64
+		stop             atomic.Bool
+		wg               sync.WaitGroup
 	)
 	for w := range 4 {
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
 				v := visitReq{uaChromeWin, "", "DE", fmt.Sprintf("203.0.113.%d", (w*50+i)%250+1)}
-				if st, err := s.visit(alias, v); err == nil && st < 400 {
+				switch st, err := s.visit(alias, v); {
+				case err != nil:
+					failed.Add(1)
+				case st < 400:
 					answered.Add(1)
 				}
 			}
 		})
 	}
 	time.Sleep(700 * time.Millisecond)
-	s.stopEdge() // SIGTERM under load
-	time.Sleep(200 * time.Millisecond)
+	s.stopEdge() // SIGTERM under load; returns when the edge has exited
 	stop.Store(true)
 	wg.Wait()
 	n := answered.Load()
@@ -346,9 +348,28 @@ func TestEndToEndSigtermLosesNothing(t *testing.T) {
 		t.Fatal("no visit was answered before SIGTERM")
 	}
 	s.startEdge() // replays whatever the stopped edge spooled
-	data := s.pollData(fmt.Sprintf("/api/url/%d", id), float64(n), 10*time.Second)
-	t.Logf("%d answered visits, %v counted", n, data["clicks"])
-	s.listClicks(id, float64(n), 5*time.Second)
+	// Nothing answered may be lost. A request that raced the stopping
+	// server's close of an idle keep-alive connection may have been handled
+	// and counted while its client saw an error (Go's client even retries
+	// such a GET and reports the retry's "connection refused"), so the
+	// count may exceed the answered visits by at most the failed requests.
+	path := fmt.Sprintf("/api/url/%d", id)
+	deadline := time.Now().Add(10 * time.Second)
+	var got float64
+	for {
+		got, _ = s.api("GET", path, nil)["data"].(map[string]any)["clicks"].(float64)
+		if got >= float64(n) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // let late replays land before the upper bound is checked
+	got, _ = s.api("GET", path, nil)["data"].(map[string]any)["clicks"].(float64)
+	t.Logf("%d answered visits, %d failed at shutdown, %v counted", n, failed.Load(), got)
+	if got < float64(n) || got > float64(n+failed.Load()) {
+		t.Fatalf("data.clicks = %v, want between %d (answered) and %d (answered + failed)", got, n, n+failed.Load())
+	}
+	s.listClicks(id, got, 5*time.Second)
 }
 
 func roundTrip(t *testing.T, v any) any {
