@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -83,7 +84,7 @@ func compileLang(t language.Tag, url string) langRule {
 		}
 	}
 	i, _ := slices.BinarySearchFunc(scriptExceptionTable[:], base.String(),
-		func(e scriptException, lang string) int { return compareStrings(e.lang, lang) })
+		func(e scriptException, lang string) int { return cmp.Compare(e.lang, lang) })
 	for ; i < len(scriptExceptionTable) && scriptExceptionTable[i].lang == base.String(); i++ {
 		e := scriptExceptionTable[i]
 		r.byRegion = append(r.byRegion, regionScript{packUpper(e.region), packLower(e.script)})
@@ -158,16 +159,6 @@ func matchLang(rules []langRule, header []byte) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // packLower packs up to four ASCII letters, lower-cased, into a uint32;

@@ -1,6 +1,7 @@
 package clicks
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -103,7 +104,7 @@ func (s *spool) scan() error {
 		s.bytes += seg.size
 		s.nextSeq = max(s.nextSeq, seq+1)
 	}
-	slices.SortFunc(s.sealed, func(a, b segment) int { return cmpUint(a.seq, b.seq) })
+	slices.SortFunc(s.sealed, func(a, b segment) int { return cmp.Compare(a.seq, b.seq) })
 	return nil
 }
 
@@ -179,7 +180,7 @@ func (s *spool) allocSeq() uint64 {
 func (s *spool) addSealed(seg segment) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(s.sealed, seg.seq, func(a segment, seq uint64) int { return cmpUint(a.seq, seq) })
+	i, _ := slices.BinarySearchFunc(s.sealed, seg.seq, func(a segment, seq uint64) int { return cmp.Compare(a.seq, seq) })
 	s.sealed = slices.Insert(s.sealed, i, seg)
 }
 
@@ -281,14 +282,4 @@ func (s *spool) close() {
 		s.lock.Close()
 		s.lock = nil
 	}
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
