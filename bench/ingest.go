@@ -21,23 +21,22 @@ import (
 
 // ingestPhases is where one pipeline's time goes, summed over its batches.
 type ingestPhases struct {
-	Enrich  time.Duration // click.Enricher.Enrich of every hit
-	Block   time.Duration // click.Block.Add: rows into columns
-	Prepare time.Duration // driver: PrepareBatch (a server round trip) + column Append
-	Send    time.Duration // driver: Send (serialise, compress, network, server insert + views)
+	Enrich time.Duration // click.Enricher.Enrich of every hit
+	// Insert is chstore.InsertRows: columns, driver encoding, compression,
+	// network, the pauses between blocks and the server's insert + views.
+	Insert time.Duration
 }
 
 func (p *ingestPhases) add(q ingestPhases) {
 	p.Enrich += q.Enrich
-	p.Block += q.Block
-	p.Prepare += q.Prepare
-	p.Send += q.Send
+	p.Insert += q.Insert
 }
 
 // ingestReport is the click-ingest scenario's result.
 type ingestReport struct {
 	Clicks     int64   `json:"clicks"`
 	Batch      int     `json:"batch"`
+	Chunk      int     `json:"chunk"`
 	Workers    int     `json:"workers"`
 	Seconds    float64 `json:"seconds"`
 	RowsPerSec float64 `json:"rows_per_second"`
@@ -45,13 +44,11 @@ type ingestReport struct {
 	OwnerID    int64   `json:"owner_id"`
 	// Per phase: rows per second of that phase's own time (summed over
 	// workers, so with --workers > 1 they are per worker).
-	EnrichRowsPerSec  float64 `json:"enrich_rows_per_second"`
-	BlockRowsPerSec   float64 `json:"block_rows_per_second"`
-	PrepareRowsPerSec float64 `json:"prepare_append_rows_per_second"`
-	SendRowsPerSec    float64 `json:"send_rows_per_second"`
-	ClientCPUSeconds  float64 `json:"client_cpu_seconds"`
-	ServerCPUSeconds  float64 `json:"server_cpu_seconds,omitempty"` // ClickHouse (--server-pid)
-	LoadAvg           string  `json:"load_average,omitempty"`
+	EnrichRowsPerSec float64 `json:"enrich_rows_per_second"`
+	InsertRowsPerSec float64 `json:"insert_rows_per_second"`
+	ClientCPUSeconds float64 `json:"client_cpu_seconds"`
+	ServerCPUSeconds float64 `json:"server_cpu_seconds,omitempty"` // ClickHouse (--server-pid)
+	LoadAvg          string  `json:"load_average,omitempty"`
 	// Raw*: the same rows into a copy of the clicks table without the
 	// materialized views (--compare-raw): what the views cost the server.
 	RawRowsPerSec      float64 `json:"raw_rows_per_second,omitempty"`
@@ -59,19 +56,20 @@ type ingestReport struct {
 }
 
 // ingestCmd measures the edge pipeline's path into ClickHouse in isolation,
-// shaped like edge/internal/clicks: each of --workers goroutines enriches
-// hits into rows (shared/click Enricher) until it holds --batch rows, then
-// builds the column block and inserts it (chstore's steps, timed apart),
-// and only then enriches again. The edge runs one such worker
-// (clicks.Config.Workers defaults to 1 and the edge does not set it).
+// shaped like edge/internal/clicks with its defaults: each of --workers
+// goroutines (the edge runs 2) enriches hits into rows (shared/click
+// Enricher) until it holds --batch rows (the edge's default: 50k), inserts
+// them with chstore.InsertRows in blocks of --chunk rows (the edge's
+// default: 2048, 200 µs apart), and only then enriches again.
 // (edge/internal is not importable from bench: its queue and spool are not
 // part of this number.)
 func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	dsn := fs.String("clickhouse", "", "ClickHouse DSN (a bench database: rows are added to clicks)")
 	n := fs.Int64("clicks", 3_000_000, "clicks to insert")
-	batch := fs.Int("batch", 10_000, "rows per INSERT (the edge pipeline's default batch is 10k)")
-	workers := fs.Int("workers", 1, "enrich+insert goroutines (the edge pipeline runs 1)")
+	batch := fs.Int("batch", 50_000, "rows per INSERT (the edge pipeline's default batch)")
+	chunk := fs.Int("chunk", 2048, "rows per data block of an INSERT (the edge pipeline's default)")
+	workers := fs.Int("workers", 2, "enrich+insert goroutines (the edge pipeline's default)")
 	serverPID := fs.Int("server-pid", 0, "ClickHouse server pid: report its CPU time")
 	table := fs.String("table", "clicks", "insert into this table instead (e.g. one made with CREATE TABLE t AS clicks: the raw insert without the materialized views)")
 	compareRaw := fs.Bool("compare-raw", false, "also insert the same rows into a view-less copy of clicks (bench_ingest_raw, dropped afterwards)")
@@ -97,11 +95,12 @@ func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	// A fresh owner id keeps this scenario's rows apart from everything else.
 	owner := int64(1<<40 + rand.IntN(1<<30))
-	rep := &ingestReport{Clicks: *n, Batch: *batch, Workers: *workers, OwnerID: owner}
+	rep := &ingestReport{Clicks: *n, Batch: *batch, Chunk: *chunk, Workers: *workers, OwnerID: owner}
+	chunking := chstore.Chunking{Rows: *chunk, Pause: 200 * time.Microsecond}
 	// The raw insert goes first: the views' background merges after the
 	// main run would slow it down.
 	if *compareRaw {
-		if rep.RawRowsPerSec, rep.RawServerCPUSecond, err = ingestRaw(ctx, ch, enr, tables, *n, *batch, *workers, owner, *serverPID); err != nil {
+		if rep.RawRowsPerSec, rep.RawServerCPUSecond, err = ingestRaw(ctx, ch, enr, tables, *n, *batch, chunking, *workers, owner, *serverPID); err != nil {
 			return err
 		}
 	}
@@ -116,11 +115,10 @@ func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	insertSQL := strings.Replace(click.InsertSQL, "INSERT INTO clicks ", "INSERT INTO "+*table+" ", 1)
-	if *table != "clicks" && (insertSQL == click.InsertSQL || !validIdent(*table)) {
-		return fmt.Errorf("--table %q: not a plain table name, or the insert statement has an unexpected shape", *table)
+	if !validIdent(*table) {
+		return fmt.Errorf("--table %q: not a plain table name", *table)
 	}
-	phases, err := runIngest(ctx, ch, enr, hitTemplates(tables, 1024), insertSQL, *n, *batch, *workers, owner)
+	phases, err := runIngest(ctx, ch, enr, hitTemplates(tables, 1024), *table, *n, *batch, chunking, *workers, owner)
 	el := time.Since(start)
 	cu, _ := self.stop()
 	if srv != nil {
@@ -134,8 +132,7 @@ func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	rep.Seconds, rep.RowsPerSec, rep.ClientCPUSeconds = el.Seconds(), float64(*n)/el.Seconds(), cu.CPUSeconds
 	rate := func(d time.Duration) float64 { return float64(*n) / max(d.Seconds(), 1e-9) }
-	rep.EnrichRowsPerSec, rep.BlockRowsPerSec = rate(phases.Enrich), rate(phases.Block)
-	rep.PrepareRowsPerSec, rep.SendRowsPerSec = rate(phases.Prepare), rate(phases.Send)
+	rep.EnrichRowsPerSec, rep.InsertRowsPerSec = rate(phases.Enrich), rate(phases.Insert)
 	rep.LoadAvg, _ = loadAverage()
 	var counted uint64
 	if err := ch.QueryRow(ctx, `SELECT count() FROM `+*table+` WHERE owner_id = ?`, uint64(owner)).Scan(&counted); err != nil {
@@ -155,11 +152,10 @@ func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func (r *ingestReport) write(w io.Writer, p ingestPhases) {
-	fmt.Fprintf(w, "== ingest: %d clicks, batches of %d, %d worker(s): %.2f s = %s rows/s; in ClickHouse: %d (lost %d)\n",
-		r.Clicks, r.Batch, r.Workers, r.Seconds, human(r.RowsPerSec), r.Counted, r.Clicks-r.Counted)
-	fmt.Fprintf(w, "  phases (sum over workers)  enrich %.2f s = %s rows/s | block %.2f s = %s rows/s | prepare+append %.2f s = %s rows/s | send %.2f s = %s rows/s\n",
-		p.Enrich.Seconds(), human(r.EnrichRowsPerSec), p.Block.Seconds(), human(r.BlockRowsPerSec),
-		p.Prepare.Seconds(), human(r.PrepareRowsPerSec), p.Send.Seconds(), human(r.SendRowsPerSec))
+	fmt.Fprintf(w, "== ingest: %d clicks, batches of %d in blocks of %d, %d worker(s): %.2f s = %s rows/s; in ClickHouse: %d (lost %d)\n",
+		r.Clicks, r.Batch, r.Chunk, r.Workers, r.Seconds, human(r.RowsPerSec), r.Counted, r.Clicks-r.Counted)
+	fmt.Fprintf(w, "  phases (sum over workers)  enrich %.2f s = %s rows/s | insert %.2f s = %s rows/s\n",
+		p.Enrich.Seconds(), human(r.EnrichRowsPerSec), p.Insert.Seconds(), human(r.InsertRowsPerSec))
 	fmt.Fprintf(w, "  cpu          bench %.2f CPU-s", r.ClientCPUSeconds)
 	if r.ServerCPUSeconds > 0 {
 		fmt.Fprintf(w, ", ClickHouse %.2f CPU-s (%s rows per server-CPU-second)", r.ServerCPUSeconds, human(float64(r.Clicks)/r.ServerCPUSeconds))
@@ -173,7 +169,7 @@ func (r *ingestReport) write(w io.Writer, p ingestPhases) {
 // ingestRaw inserts the same clicks into bench_ingest_raw, a copy of the
 // clicks table without materialized views, and drops it: rows/s and
 // server CPU-s of the raw insert alone.
-func ingestRaw(ctx context.Context, ch driver.Conn, enr *click.Enricher, tables *headerTables, n int64, batch, workers int, owner int64, serverPID int) (float64, float64, error) {
+func ingestRaw(ctx context.Context, ch driver.Conn, enr *click.Enricher, tables *headerTables, n int64, batch int, c chstore.Chunking, workers int, owner int64, serverPID int) (float64, float64, error) {
 	const table = "bench_ingest_raw"
 	if err := ch.Exec(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
 		return 0, 0, fmt.Errorf("drop %s: %w", table, err)
@@ -189,9 +185,8 @@ func ingestRaw(ctx context.Context, ch driver.Conn, enr *click.Enricher, tables 
 			return 0, 0, err
 		}
 	}
-	sql := strings.Replace(click.InsertSQL, "INSERT INTO clicks ", "INSERT INTO "+table+" ", 1)
 	start := time.Now()
-	_, err := runIngest(ctx, ch, enr, hitTemplates(tables, 1024), sql, n, batch, workers, owner)
+	_, err := runIngest(ctx, ch, enr, hitTemplates(tables, 1024), table, n, batch, c, workers, owner)
 	el := time.Since(start)
 	var cpu float64
 	if srv != nil {
@@ -207,7 +202,7 @@ func ingestRaw(ctx context.Context, ch driver.Conn, enr *click.Enricher, tables 
 
 // runIngest inserts n clicks with workers goroutines and returns their
 // summed phase times.
-func runIngest(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits []click.Hit, insertSQL string, n int64, batch, workers int, owner int64) (ingestPhases, error) {
+func runIngest(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits []click.Hit, table string, n int64, batch int, c chstore.Chunking, workers int, owner int64) (ingestPhases, error) {
 	var (
 		mu    sync.Mutex
 		total ingestPhases
@@ -216,7 +211,7 @@ func runIngest(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits []
 	for wi := range workers {
 		from, to := n*int64(wi)/int64(workers), n*int64(wi+1)/int64(workers)
 		g.Go(func() error {
-			p, err := ingestWorker(gctx, ch, enr, hits, insertSQL, from, to, batch, owner)
+			p, err := ingestWorker(gctx, ch, enr, hits, table, from, to, batch, c, owner)
 			mu.Lock()
 			total.add(p)
 			mu.Unlock()
@@ -227,7 +222,7 @@ func runIngest(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits []
 }
 
 // ingestWorker is one pipeline worker over clicks [from, to).
-func ingestWorker(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits []click.Hit, insertSQL string, from, to int64, batch int, owner int64) (ingestPhases, error) {
+func ingestWorker(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits []click.Hit, table string, from, to int64, batch int, c chstore.Chunking, owner int64) (ingestPhases, error) {
 	var p ingestPhases
 	rows := make([]click.Row, 0, batch)
 	var blk click.Block
@@ -242,42 +237,14 @@ func ingestWorker(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits
 			rows = append(rows, enr.Enrich(&h))
 		}
 		t1 := time.Now()
-		blk.Reset()
-		for j := range rows {
-			blk.Add(&rows[j])
-		}
-		t2 := time.Now()
-		prep, send, err := insertTimed(ctx, ch, insertSQL, &blk)
+		err := chstore.InsertRowsInto(ctx, ch, table, &blk, rows, c)
 		p.Enrich += t1.Sub(t0)
-		p.Block += t2.Sub(t1)
-		p.Prepare += prep
-		p.Send += send
+		p.Insert += time.Since(t1)
 		if err != nil {
 			return p, err
 		}
 	}
 	return p, nil
-}
-
-// insertTimed is chstore.InsertBlock with its two halves timed apart:
-// PrepareBatch + column Append (the driver building the batch) and Send.
-func insertTimed(ctx context.Context, ch driver.Conn, insertSQL string, b *click.Block) (prepare, send time.Duration, err error) {
-	t0 := time.Now()
-	batch, err := ch.PrepareBatch(ctx, insertSQL)
-	if err != nil {
-		return 0, 0, fmt.Errorf("prepare clicks insert: %w", err)
-	}
-	defer batch.Close() //nolint:errcheck // no-op after Send
-	for i, col := range b.Columns() {
-		if err := batch.Column(i).Append(col.Data); err != nil {
-			return 0, 0, fmt.Errorf("append clicks column %s: %w", col.Name, err)
-		}
-	}
-	t1 := time.Now()
-	if err := batch.Send(); err != nil {
-		return t1.Sub(t0), 0, fmt.Errorf("send %d clicks: %w", b.Len(), err)
-	}
-	return t1.Sub(t0), time.Since(t1), nil
 }
 
 // hitTemplates builds n visits with headers drawn from the tables.

@@ -140,7 +140,7 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	if readJSON(filepath.Join(dir, "ingest.json"), &ir) == nil {
 		t := ratioTarget(fmt.Sprintf("Click ingest, batches of %d", ir.Batch), ir.RowsPerSec/300_000, 1, fmt.Sprintf("%s rows/s", human(ir.RowsPerSec)))
 		t.Goal = ">= 300k rows/s"
-		t.Name = fmt.Sprintf("Click ingest, %d worker(s), batches of %d", ir.Workers, ir.Batch)
+		t.Name = fmt.Sprintf("Click ingest, one pipeline: %d worker(s), batches of %d rows in blocks of %d", ir.Workers, ir.Batch, ir.Chunk)
 		t.Note = strings.TrimPrefix(t.Note+"; "+ingestNote(&ir), "; ")
 		ts = append(ts, t)
 	} else {
@@ -218,8 +218,8 @@ func runRow(r *runReport) string {
 // ingestNote explains an ingest result: the phase rates and, with
 // --compare-raw, what the same rows reach without the materialized views.
 func ingestNote(r *ingestReport) string {
-	n := fmt.Sprintf("%d of %d rows counted; phases: enrich %s rows/s, block %s, driver prepare+append %s, send %s",
-		r.Counted, r.Clicks, human(r.EnrichRowsPerSec), human(r.BlockRowsPerSec), human(r.PrepareRowsPerSec), human(r.SendRowsPerSec))
+	n := fmt.Sprintf("%d of %d rows counted; phases (per worker): enrich %s rows/s, insert %s rows/s",
+		r.Counted, r.Clicks, human(r.EnrichRowsPerSec), human(r.InsertRowsPerSec))
 	if r.ServerCPUSeconds > 0 {
 		n += fmt.Sprintf("; ClickHouse %.1f CPU-s (%s rows per server-CPU-second)", r.ServerCPUSeconds, human(float64(r.Clicks)/r.ServerCPUSeconds))
 	}

@@ -7,7 +7,7 @@
 #
 # Knobs (environment): BENCH_LINKS (100000), BENCH_DURATION (10s),
 # BENCH_CONNS (64), BENCH_EDGE_PROCS (GOMAXPROCS of the edge, 1),
-# BENCH_STATS_CLICKS (10000000), BENCH_INGEST_CLICKS (500000),
+# BENCH_STATS_CLICKS (10000000), BENCH_INGEST_CLICKS (1000000),
 # BENCH_RSS_LINKS (0 = skip the 1M-link RSS scenario; e.g. 1000000; adds
 # ~1 min of COPY and ~1 min of warm-up on 2 cores), BENCH_SWEEP (0; 1 adds
 # an open-loop sweep of the direct links and bench/results/sweep.svg, ~40 s).
@@ -137,7 +137,8 @@ bin/bench run --name mix "${common[@]}" --json "$res/mix.json" | tee "$res/mix.t
 # Ingest before the stats scenario: its 10M-row insert leaves background
 # merges of the aggregate tables running for a while.
 log "scenario: click ingest"
-bin/bench ingest --clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_INGEST_CLICKS:-500000}" --batch 10000 --compare-raw \
+# The edge pipeline's defaults: 2 workers, 50k-row batches in blocks of 2048.
+bin/bench ingest --clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_INGEST_CLICKS:-1000000}" --compare-raw \
 	--server-pid "$(cat "$dir/ch/pid")" --json "$res/ingest.json" | tee "$res/ingest.txt" || true
 
 log "scenario: stats latency"

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
 	"kurz/shared/chstore"
 	"kurz/shared/chstore/chtest"
 	"kurz/shared/click"
@@ -108,4 +110,83 @@ func TestInsertBlockErrors(t *testing.T) {
 	if errors.Is(err, chstore.ErrSendFailed) {
 		t.Fatalf("a refused prepare must not be reported as an unknown outcome: %v", err)
 	}
+}
+
+// TestInsertRowsChunked: however an insert is split into blocks, the server
+// stores it as one part, and the views see every row.
+func TestInsertRowsChunked(t *testing.T) {
+	conn, _ := chtest.New(t)
+	ctx := context.Background()
+	rows := make([]click.Row, 10)
+	for i := range rows {
+		rows[i] = click.Row{ClickID: uint64(i + 1), UnixNano: time.Now().UnixNano(), Kind: click.KindLink, Class: click.ClassHuman, Country: "DE"}
+	}
+	var blk click.Block
+	for i, chunk := range []int{0, 1, 3, 10, 100} {
+		link := uint64(100 + i)
+		for j := range rows {
+			rows[j].LinkID = link
+		}
+		if err := chstore.InsertRows(ctx, conn, &blk, rows, chstore.Chunking{Rows: chunk, Pause: time.Millisecond}); err != nil {
+			t.Fatalf("chunks of %d: %v", chunk, err)
+		}
+		var n, humans uint64
+		if err := conn.QueryRow(ctx, `SELECT count() FROM clicks WHERE link_id = ?`, link).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRow(ctx, `SELECT countIfMerge(humans) FROM click_totals WHERE kind = 'link' AND target_id = ?`, link).Scan(&humans); err != nil {
+			t.Fatal(err)
+		}
+		if n != 10 || humans != 10 {
+			t.Fatalf("chunks of %d: %d raw rows, %d humans in click_totals; want 10, 10", chunk, n, humans)
+		}
+		if parts := newParts(t, conn); parts != uint64(i+1) {
+			t.Fatalf("chunks of %d: %d parts written by %d inserts, want one per insert", chunk, parts, i+1)
+		}
+	}
+}
+
+// TestInsertRowsUnfinished: an insert abandoned after some blocks were sent
+// reports an unknown outcome, and stores at most the blocks it sent (18.16
+// stores them: a disconnect ends the data there; newer servers may store
+// nothing). Never a row that was not sent, never a torn block.
+func TestInsertRowsUnfinished(t *testing.T) {
+	conn, _ := chtest.New(t)
+	rows := make([]click.Row, 9)
+	for i := range rows {
+		rows[i] = click.Row{ClickID: uint64(i + 1), UnixNano: time.Now().UnixNano(), Kind: click.KindLink, Class: click.ClassHuman, LinkID: 7}
+	}
+	// The deadline ends the first pause: one block of 3 rows was sent.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var blk click.Block
+	err := chstore.InsertRows(ctx, conn, &blk, rows, chstore.Chunking{Rows: 3, Pause: 10 * time.Second})
+	if !errors.Is(err, chstore.ErrSendFailed) {
+		t.Fatalf("abandoned insert: %v, want ErrSendFailed", err)
+	}
+	var n, maxID uint64
+	for range 20 { // the server applies the disconnect asynchronously
+		time.Sleep(100 * time.Millisecond)
+		if err := conn.QueryRow(context.Background(), `SELECT count(), max(click_id) FROM clicks`).Scan(&n, &maxID); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+	}
+	if !(n == 0 || n == 3 && maxID == 3) {
+		t.Fatalf("abandoned insert stored %d rows (max click_id %d); want none or exactly the first block (3 rows)", n, maxID)
+	}
+	t.Logf("the server stored %d rows of the abandoned insert", n)
+}
+
+// newParts counts the parts inserts wrote into clicks (merged parts
+// excluded; parts replaced by a merge are still listed for minutes).
+func newParts(t *testing.T, conn driver.Conn) uint64 {
+	t.Helper()
+	var n uint64
+	if err := conn.QueryRow(context.Background(), `SELECT count() FROM system.parts WHERE database = currentDatabase() AND table = 'clicks' AND level = 0`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -33,6 +33,12 @@ type Config struct {
 	// one enriches while the other waits for an insert.
 	Workers       int
 	InsertTimeout time.Duration // bound on one insert; default 10 s
+	// ChunkRows and ChunkPause split each insert into data blocks of
+	// ChunkRows rows with a ChunkPause sleep between them (default 2048
+	// rows, 200 µs), so that encoding a batch never holds the edge's CPU for
+	// more than about a millisecond at a time (chstore.Chunking).
+	ChunkRows  int
+	ChunkPause time.Duration
 	Logger        *slog.Logger  // default slog.Default()
 	// WriterID names this process in ingest_heartbeats; default host/pid/random.
 	WriterID string
@@ -68,6 +74,12 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.InsertTimeout <= 0 {
 		cfg.InsertTimeout = 10 * time.Second
+	}
+	if cfg.ChunkRows <= 0 {
+		cfg.ChunkRows = 2048
+	}
+	if cfg.ChunkPause <= 0 {
+		cfg.ChunkPause = 200 * time.Microsecond
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -14,7 +14,9 @@
 //	dropped (metric)
 //
 // TryPush never blocks and never allocates. A batch is sent when it holds
-// Config.BatchSize rows or every Config.FlushInterval. A batch ClickHouse
+// Config.BatchSize rows or every Config.FlushInterval, as one INSERT in
+// blocks of Config.ChunkRows with a short sleep between them, so that
+// encoding a batch never holds the edge's only P for long (chstore.Chunking). A batch ClickHouse
 // refuses becomes a spool segment; while ClickHouse is considered down,
 // workers write their batches straight to the spool, and the replayer pings
 // it with backoff, then sends the segments oldest first, deleting each only
@@ -25,7 +27,8 @@
 //
 // Delivery is at least once. Every row carries a random click_id that it
 // keeps through the spool. An insert whose outcome is unknown (the
-// connection broke while or after the block was sent) is spooled with a
+// connection broke while or after its blocks were sent; ClickHouse 18.16
+// keeps the blocks of an insert abandoned midway) is spooled with a
 // "check first" flag, and the replayer flags a segment the same way (on
 // disk) before sending it; a flagged segment's rows are looked up by
 // click_id and only the missing ones are inserted. So neither a lost

@@ -80,7 +80,7 @@ func TestReplayChecksUnacknowledgedBatches(t *testing.T) {
 	conn, _ := chtest.New(t)
 	rows := rowsAt(1, 300)
 	var blk click.Block
-	for i := range rows[:120] { // the server had stored part of it (or, for a real block, all or nothing)
+	for i := range rows[:120] { // the server had stored part of it: the first blocks of a chunked insert abandoned midway (chstore.Chunking)
 		blk.Add(&rows[i])
 	}
 	if err := chstore.InsertBlock(context.Background(), conn, &blk); err != nil {

@@ -123,15 +123,12 @@ func (p *Pipeline) flush(ctx context.Context, w *worker) {
 	}
 }
 
-// insert sends rows as one block, bounded by Config.InsertTimeout.
+// insert sends rows as one INSERT in chunks (see chstore.Chunking), bounded
+// by Config.InsertTimeout.
 func (p *Pipeline) insert(ctx context.Context, blk *click.Block, rows []click.Row) error {
-	blk.Reset()
-	for i := range rows {
-		blk.Add(&rows[i])
-	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.InsertTimeout)
 	defer cancel()
-	return chstore.InsertBlock(ctx, p.conn, blk)
+	return chstore.InsertRows(ctx, p.conn, blk, rows, chstore.Chunking{Rows: p.cfg.ChunkRows, Pause: p.cfg.ChunkPause})
 }
 
 // spoolRows writes a batch ClickHouse did not take to the spool; rows it
