@@ -39,7 +39,7 @@ type Config struct {
 	// more than about a millisecond at a time (chstore.Chunking).
 	ChunkRows  int
 	ChunkPause time.Duration
-	Logger        *slog.Logger  // default slog.Default()
+	Logger     *slog.Logger // default slog.Default()
 	// WriterID names this process in ingest_heartbeats; default host/pid/random.
 	WriterID string
 }
