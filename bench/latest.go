@@ -19,6 +19,14 @@ type startupFile struct {
 	WarmSeconds  float64 `json:"warm_seconds"`  // one sequential request per link, after ready
 }
 
+// rssEnvFile is written by bench.sh for the RSS scenario (rss-env.json).
+type rssEnvFile struct {
+	Links        int     `json:"links"`
+	GoMemLimit   string  `json:"gomemlimit"`
+	ReadySeconds float64 `json:"ready_seconds"`
+	RestRSSKB    int64   `json:"rest_rss_kb"`
+}
+
 // goal is one line of latest.md.
 type goal struct {
 	Name, Measured, Goal, Ratio, Verdict, Note string
@@ -112,9 +120,18 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	if haveRSS && rss.Runs[0].Server != nil {
 		s := rss.Runs[0]
 		runs = append(runs, rss.Runs...)
-		ts = append(ts, limitTarget(fmt.Sprintf("Edge RSS with %d links cached", s.Requests), s.Server.MaxRSSMB, 600, "MB"))
+		// MaxRSSMB is KiB/1024: compare it with 600 MB in the stricter unit.
+		t := limitTarget(fmt.Sprintf("Edge RSS with %d links cached (max while every link is requested once)", s.Requests), s.Server.MaxRSSMB, 600/1.048576, "MiB")
+		t.Goal = "<= 600 MB (572 MiB)"
+		t.Measured = fmt.Sprintf("%.0f MiB (%.0f MB)", s.Server.MaxRSSMB, s.Server.MaxRSSMB*1.048576)
+		var env rssEnvFile
+		if readJSON(filepath.Join(dir, "rss-env.json"), &env) == nil {
+			t.Note = strings.TrimPrefix(t.Note+"; "+fmt.Sprintf("edge run with GOMEMLIMIT=%s (without it Go's heap grows to twice the live data between collections); %.0f MiB after the %d-link warm-up, which took %.1f s to /readyz; %s req per CPU-second during the run (GC included)",
+				env.GoMemLimit, float64(env.RestRSSKB)/1024, env.Links, env.ReadySeconds, human(s.ReqPerCPUSec)), "; ")
+		}
+		ts = append(ts, t)
 	} else {
-		ts = append(ts, goal{Name: "Edge RSS with 1M links cached", Measured: "not measured", Goal: "<= 600 MB", Verdict: "**miss**", Note: "set BENCH_RSS_LINKS=1000000"})
+		ts = append(ts, goal{Name: "Edge RSS with 1M links cached", Measured: "not measured", Goal: "<= 600 MB", Verdict: "**miss**", Note: "BENCH_RSS_LINKS=0 skipped it"})
 	}
 	var st startupFile
 	if readJSON(filepath.Join(dir, "startup.json"), &st) == nil {
@@ -158,7 +175,7 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	if readJSON(filepath.Join(dir, "sweep.json"), &sweep) == nil {
 		runs = append(runs, sweep.Runs...)
 	}
-	b.WriteString("\n## Runs\n\n| scenario | target | mode | conns | req/s | p50 | p99 | p99.9 | max | server CPU-s | req/CPU-s | RSS MB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Runs\n\n| scenario | target | mode | conns | req/s | p50 | p99 | p99.9 | max | server CPU-s | req/CPU-s | RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		fmt.Fprintln(&b, runRow(r))
 	}

@@ -8,8 +8,9 @@
 # Knobs (environment): BENCH_LINKS (100000), BENCH_DURATION (10s),
 # BENCH_CONNS (64), BENCH_EDGE_PROCS (GOMAXPROCS of the edge, 1),
 # BENCH_STATS_CLICKS (10000000), BENCH_INGEST_CLICKS (1000000),
-# BENCH_RSS_LINKS (0 = skip the 1M-link RSS scenario; e.g. 1000000; adds
-# ~1 min of COPY and ~1 min of warm-up on 2 cores), BENCH_SWEEP (0; 1 adds
+# BENCH_RSS_LINKS (1000000; the RSS scenario seeds up to this many links,
+# restarts the edge with GOMEMLIMIT=BENCH_RSS_GOMEMLIMIT (560MiB) and requests
+# every link once: ~70 s; 0 skips it), BENCH_SWEEP (0; 1 adds
 # an open-loop sweep of the direct links and bench/results/sweep.svg, ~40 s).
 # The edge runs with KURZ_PPROF_ADDR on loopback: CPU profiles of the
 # direct and targeted runs go into latest.md when a target is missed.
@@ -86,18 +87,24 @@ uid=$(printf '%s' "$out" | sed -E 's/.*"id":([0-9]+).*/\1/')
 log "seed $links links (COPY)"
 bin/bench seed --via pg --user-id "$uid" --links "$links" --out "$dir/aliases.tsv"
 
+# start_edge [ENV=VALUE ...]: starts the edge (appending to edge.log), sets
+# edge_pid, and waits until /readyz answers 200: it answers 503 "warming"
+# until the edge has bulk-loaded the links. Sets start_ns and ready_ns.
+start_edge() {
+	start_ns=$(date +%s%N)
+	env "$@" GOMAXPROCS="${BENCH_EDGE_PROCS:-1}" bin/edge >>"$dir/edge.log" 2>&1 &
+	edge_pid=$!
+	pids+=("$edge_pid")
+	for _ in $(seq 1 12000); do
+		curl -fsS "http://127.0.0.1:$edge_port/readyz" >/dev/null 2>&1 && break
+		kill -0 "$edge_pid" 2>/dev/null || { cat "$dir/edge.log" >&2; exit 1; }
+		sleep 0.01
+	done
+	ready_ns=$(date +%s%N)
+}
+
 log "start edge"
-start_ns=$(date +%s%N)
-GOMAXPROCS=${BENCH_EDGE_PROCS:-1} bin/edge >"$dir/edge.log" 2>&1 &
-edge_pid=$!
-pids+=("$edge_pid")
-# /readyz answers 503 "warming" until the edge has bulk-loaded the links.
-for _ in $(seq 1 6000); do
-	curl -fsS "http://127.0.0.1:$edge_port/readyz" >/dev/null 2>&1 && break
-	kill -0 "$edge_pid" 2>/dev/null || { cat "$dir/edge.log" >&2; exit 1; }
-	sleep 0.01
-done
-ready_ns=$(date +%s%N)
+start_edge
 bin/bench run --name warm-up --aliases "$dir/aliases.tsv" --addr "127.0.0.1:$edge_port" --sequential --connections 16 --duration 0 \
 	--pid "$edge_pid" --json "$res/warm.json" >"$res/warm.txt"
 warm_ns=$(date +%s%N)
@@ -148,12 +155,24 @@ for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$admin_port/healthz" >/dev
 bin/bench stats --admin "http://127.0.0.1:$admin_port" --key "$key" --link-id "$link_id" --owner-id "$uid" \
 	--clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_STATS_CLICKS:-10000000}" --json "$res/stats.json" | tee "$res/stats.txt" || true
 
-if [ "${BENCH_RSS_LINKS:-0}" -gt 0 ]; then
-	extra=$((BENCH_RSS_LINKS - links))
-	log "scenario: RSS with $BENCH_RSS_LINKS links cached"
-	bin/bench seed --via pg --user-id "$uid" --links "$extra" --seed 2 --out "$dir/aliases-extra.tsv"
+rss_links=${BENCH_RSS_LINKS:-1000000}
+if [ "$rss_links" -gt "$links" ]; then
+	# The edge restarts with GOMEMLIMIT, as it should run in production: without
+	# a soft limit Go lets the heap grow to twice the live data between
+	# collections (GOGC=100), ~830 MiB at 1M links. See README (Configuration).
+	limit=${BENCH_RSS_GOMEMLIMIT:-560MiB}
+	log "scenario: RSS with $rss_links links cached (edge restarted with GOMEMLIMIT=$limit)"
+	bin/bench seed --via pg --user-id "$uid" --links "$((rss_links - links))" --seed 2 --out "$dir/aliases-extra.tsv"
 	cat "$dir/aliases.tsv" <(grep -v '^#' "$dir/aliases-extra.tsv") >"$dir/aliases-all.tsv"
-	bin/bench run --name rss "${common[@]}" --aliases "$dir/aliases-all.tsv" --sequential --duration 0 --clickhouse "" --json "$res/rss.json" | tee "$res/rss.txt"
+	kill -TERM "$edge_pid"
+	wait "$edge_pid" 2>/dev/null || true
+	start_edge GOMEMLIMIT="$limit"
+	sleep 2 # the edge returns the warm-up's garbage to the OS right after /readyz turns 200
+	rest_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$edge_pid/status")
+	printf '{"links": %d, "gomemlimit": "%s", "ready_seconds": %s, "rest_rss_kb": %d}\n' "$rss_links" "$limit" \
+		"$(awk "BEGIN{print ($ready_ns-$start_ns)/1e9}")" "$rest_kb" >"$res/rss-env.json"
+	# Every link once, so that each is served from the cache while RSS is sampled.
+	bin/bench run --name rss "${common[@]}" --pid "$edge_pid" --aliases "$dir/aliases-all.tsv" --sequential --duration 0 --json "$res/rss.json" | tee "$res/rss.txt"
 fi
 
 bin/bench report --dir "$res" --out bench/results/latest.md --profile "$res/profile.md" \

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/text/language"
 )
@@ -50,14 +51,21 @@ func parseRuleTag(key string) (language.Tag, error) {
 // once, so matching a visitor tag is a handful of integer compares.
 type langRule struct {
 	url       string
-	lang      uint32   // canonical primary language subtag
-	aliases   []uint32 // visitor subtags x/text canonicalises to lang ("iw" for "he")
-	script    uint32   // script of the rule tag, explicit or likely (zh-TW -> Hant)
-	region    uint32   // region of the rule tag, explicit or likely (en -> US)
-	defScript uint32   // likely script of the bare language (zh -> Hans)
-	defRegion uint32   // likely region of the bare language (pt -> BR)
-	byRegion  []regionScript
-	within    []uint32 // countries inside a macro-region rule (es-419: MX, AR, ...)
+	lang      uint32 // canonical primary language subtag
+	script    uint32 // script of the rule tag, explicit or likely (zh-TW -> Hant)
+	region    uint32 // region of the rule tag, explicit or likely (en -> US)
+	defScript uint32 // likely script of the bare language (zh -> Hans)
+	defRegion uint32 // likely region of the bare language (pt -> BR)
+	// ext is nil for most rules: the edge caches a Set per targeted link, and
+	// three empty slice headers per rule were a third of a Set's memory.
+	ext *langExt
+}
+
+// langExt holds what only some languages or regions need.
+type langExt struct {
+	aliases  []uint32 // visitor subtags x/text canonicalises to lang ("iw" for "he")
+	byRegion []regionScript
+	within   []uint32 // countries inside a macro-region rule (es-419: MX, AR, ...)
 }
 
 // regionScript records that lang-region implies a non-default script.
@@ -78,25 +86,48 @@ func compileLang(t language.Tag, url string) langRule {
 		defScript: packLower(defScript.String()),
 		defRegion: packUpper(defRegion.String()),
 	}
+	var x langExt
 	for _, a := range langAliasTable {
 		if a.to == base.String() {
-			r.aliases = append(r.aliases, packLower(a.from))
+			x.aliases = append(x.aliases, packLower(a.from))
 		}
 	}
 	i, _ := slices.BinarySearchFunc(scriptExceptionTable[:], base.String(),
 		func(e scriptException, lang string) int { return cmp.Compare(e.lang, lang) })
 	for ; i < len(scriptExceptionTable) && scriptExceptionTable[i].lang == base.String(); i++ {
 		e := scriptExceptionTable[i]
-		r.byRegion = append(r.byRegion, regionScript{packUpper(e.region), packLower(e.script)})
+		x.byRegion = append(x.byRegion, regionScript{packUpper(e.region), packLower(e.script)})
 	}
 	if region.IsGroup() {
 		for _, c := range countryTable {
 			if cr, err := language.ParseRegion(c.code); err == nil && region.Contains(cr) {
-				r.within = append(r.within, packUpper(c.code))
+				x.within = append(x.within, packUpper(c.code))
 			}
 		}
 	}
+	if x.aliases != nil || x.byRegion != nil || x.within != nil {
+		r.ext = &x
+	}
 	return r
+}
+
+// noExt stands in for a nil langRule.ext, so score needs no nil checks.
+var noExt = &langExt{}
+
+func (r *langRule) extra() *langExt {
+	if r.ext == nil {
+		return noExt
+	}
+	return r.ext
+}
+
+// memSize is the bytes r holds beyond its own struct.
+func (r *langRule) memSize() int {
+	n := len(r.url)
+	if x := r.ext; x != nil {
+		n += int(unsafe.Sizeof(*x)) + cap(x.aliases)*4 + cap(x.byRegion)*8 + cap(x.within)*4
+	}
+	return n
 }
 
 // score rates how well visitor tag v fits the rule: 0 no match, 1 same
@@ -105,13 +136,14 @@ func compileLang(t language.Tag, url string) langRule {
 // Scripts must agree as x/text would infer them: a zh-CN reader does not
 // get a zh-Hant page (x/text rates that Low; see the package doc).
 func (r *langRule) score(v *visitorTag) int {
-	if v.lang != r.lang && !slices.Contains(r.aliases, v.lang) {
+	x := r.extra()
+	if v.lang != r.lang && !slices.Contains(x.aliases, v.lang) {
 		return 0
 	}
 	script := v.script
 	if script == 0 {
 		script = r.defScript
-		for _, e := range r.byRegion {
+		for _, e := range x.byRegion {
 			if e.region == v.region {
 				script = e.script
 				break
@@ -128,7 +160,7 @@ func (r *langRule) score(v *visitorTag) int {
 	switch {
 	case region != 0 && region == r.region:
 		return 3
-	case region != 0 && slices.Contains(r.within, region):
+	case region != 0 && slices.Contains(x.within, region):
 		return 2
 	}
 	return 1

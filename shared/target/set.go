@@ -42,9 +42,16 @@ type Set struct {
 	geo          []uint16    // country codes, two upper-case bytes packed
 	geoURL       []string    // parallel to geo
 	geoIndex     *[676]uint8 // for long lists: code (A-Z)² -> geo index + 1
-	device       [numDevices]string
-	hasDevice    bool
-	lang         []langRule
+	// device is a short list, not an array by Device: links name one to
+	// three devices, and an [numDevices]string array was 176 of a Set's
+	// 296 bytes (the edge caches a Set per targeted link).
+	device []deviceRule
+	lang   []langRule
+}
+
+type deviceRule struct {
+	device Device
+	url    string
 }
 
 // Uses says which visitor facts a Set can look at, so the edge can skip a
@@ -128,6 +135,10 @@ func Compile(s Spec) (*Set, error) {
 		return nil, err
 	}
 	set := &Set{iosStore: n.IOSStore, androidStore: n.AndroidStore}
+	if len(n.Geo) > 0 {
+		set.geo = make([]uint16, 0, len(n.Geo))
+		set.geoURL = make([]string, 0, len(n.Geo))
+	}
 	for _, r := range n.Geo {
 		set.geo = append(set.geo, uint16(r.Key[0])<<8|uint16(r.Key[1]))
 		set.geoURL = append(set.geoURL, r.URL)
@@ -138,10 +149,15 @@ func Compile(s Spec) (*Set, error) {
 			set.geoIndex[int(r.Key[0]-'A')*26+int(r.Key[1]-'A')] = uint8(i + 1)
 		}
 	}
+	if len(n.Device) > 0 {
+		set.device = make([]deviceRule, 0, len(n.Device))
+	}
 	for _, r := range n.Device {
 		d, _ := ParseDevice(r.Key)
-		set.device[d] = r.URL
-		set.hasDevice = true
+		set.device = append(set.device, deviceRule{d, r.URL})
+	}
+	if len(n.Lang) > 0 {
+		set.lang = make([]langRule, 0, len(n.Lang))
 	}
 	for i, r := range n.Lang {
 		set.lang = append(set.lang, compileLang(tags[i], r.URL))
@@ -184,7 +200,7 @@ func (s *Set) Uses() Uses {
 	if len(s.geo) > 0 {
 		u |= UsesCountry
 	}
-	if s.hasDevice || s.iosStore != "" || s.androidStore != "" {
+	if len(s.device) > 0 || s.iosStore != "" || s.androidStore != "" {
 		u |= UsesDevice
 	}
 	if len(s.lang) > 0 {
@@ -223,9 +239,9 @@ func (s *Set) Match(f *Facts) (url string, ok bool) {
 			return url, true
 		}
 	}
-	if f.Device < numDevices {
-		if u := s.device[f.Device]; u != "" {
-			return u, true
+	for i := range s.device {
+		if s.device[i].device == f.Device {
+			return s.device[i].url, true
 		}
 	}
 	return matchLang(s.lang, f.AcceptLanguage)
@@ -238,19 +254,19 @@ func (s *Set) MemSize() int {
 		return 0
 	}
 	n := int(unsafe.Sizeof(*s)) + len(s.iosStore) + len(s.androidStore)
-	n += cap(s.geo)*2 + cap(s.geoURL)*int(unsafe.Sizeof("")) + cap(s.lang)*int(unsafe.Sizeof(langRule{}))
+	n += cap(s.geo)*2 + cap(s.geoURL)*int(unsafe.Sizeof("")) + cap(s.lang)*int(unsafe.Sizeof(langRule{})) +
+		cap(s.device)*int(unsafe.Sizeof(deviceRule{}))
 	if s.geoIndex != nil {
 		n += len(s.geoIndex)
 	}
 	for _, u := range s.geoURL {
 		n += len(u)
 	}
-	for _, u := range s.device {
-		n += len(u)
+	for _, d := range s.device {
+		n += len(d.url)
 	}
 	for i := range s.lang {
-		r := &s.lang[i]
-		n += len(r.url) + cap(r.aliases)*4 + cap(r.byRegion)*8 + cap(r.within)*4
+		n += s.lang[i].memSize()
 	}
 	return n
 }

@@ -26,8 +26,14 @@ type Config struct {
 	// matter on ClickHouse: 50k-row inserts cost half the server CPU per
 	// click of 10k-row ones (fewer parts, better pre-aggregation in the MVs).
 	// Below the flush interval's worth of traffic, batches are smaller.
-	BatchSize    int
-	QueueSize    int // hits buffered in memory; default 65536 (~40 MB)
+	BatchSize int
+	// QueueSize is the number of hits buffered in memory; default 16384
+	// (~11 MB, a Hit is ~690 bytes). Workers drain it every couple of
+	// milliseconds, so it only has to cover a burst while both workers are
+	// inserting: 16384 hits are 0.4 s at 40k req/s, and what does not fit
+	// goes through the overflow buffer to the disk spool, not lost. 65536
+	// hits cost 45 MB, 8% of the edge's RSS with 1M links cached.
+	QueueSize    int
 	OverflowSize int // hits buffered on their way to the spool when the queue is full; default 8192
 	// Workers is the number of enrich+insert goroutines; default 2, so that
 	// one enriches while the other waits for an insert.
@@ -64,7 +70,7 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.BatchSize = 50000
 	}
 	if cfg.QueueSize <= 0 {
-		cfg.QueueSize = 65536
+		cfg.QueueSize = 16384
 	}
 	if cfg.OverflowSize <= 0 {
 		cfg.OverflowSize = 8192

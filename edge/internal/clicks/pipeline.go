@@ -73,11 +73,13 @@ func New(cfg Config) (*Pipeline, error) {
 	// never stored, and cancelled only to abandon ClickHouse calls.
 	ctx, abort := context.WithCancel(context.Background())
 	p.abort = abort
-	for range c.Workers {
+	for i := range c.Workers {
 		w := newWorker(c.BatchSize)
 		p.workers = append(p.workers, w)
 		p.wg.Add(1)
-		go p.work(ctx, w)
+		// Staggered flush ticks: workers that flush at the same moment
+		// leave nobody draining the queue while both insert.
+		go p.work(ctx, w, time.Duration(i)*c.FlushInterval/time.Duration(c.Workers))
 	}
 	p.wg.Add(3)
 	go p.spoolOverflow()

@@ -23,17 +23,24 @@ type worker struct {
 	held   atomic.Int64
 }
 
+// newWorker starts with room for 4096 rows; rows grows with the traffic
+// (a flush interval's worth, at most the batch size) instead of holding a
+// full batch (50k rows, 7 MB) from the start.
 func newWorker(batchSize int) *worker {
-	return &worker{rows: make([]click.Row, 0, batchSize)}
+	return &worker{rows: make([]click.Row, 0, min(batchSize, 4096))}
 }
 
 // errSkipped stands for "ClickHouse is down, the batch was not attempted".
 var errSkipped = errors.New("clickhouse marked down")
 
-func (p *Pipeline) work(ctx context.Context, w *worker) {
+func (p *Pipeline) work(ctx context.Context, w *worker, offset time.Duration) {
 	defer p.wg.Done()
 	tick := time.NewTicker(p.cfg.FlushInterval)
 	defer tick.Stop()
+	if offset > 0 {
+		tick.Reset(offset) // first tick after offset, then every FlushInterval
+	}
+	first := offset > 0
 	for {
 		select {
 		case h := <-p.queue:
@@ -47,6 +54,10 @@ func (p *Pipeline) work(ctx context.Context, w *worker) {
 			// drainPause longer, against a flush interval of a second.
 			time.Sleep(drainPause)
 		case <-tick.C:
+			if first {
+				tick.Reset(p.cfg.FlushInterval)
+				first = false
+			}
 			p.flush(ctx, w)
 		case <-p.stop:
 			// Intake has stopped: whatever is queued now is all there is.

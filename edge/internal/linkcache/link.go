@@ -111,7 +111,7 @@ func packStrings(host, alias, dest string) string { return host + alias + dest }
 // cost is the entry's estimated size for ristretto's byte budget.
 func Compile(in *pgstore.EdgeLink) (l *Link, cost int64, err error) {
 	l = new(Link)
-	if cost, err = compileInto(l, in, packStrings); err != nil {
+	if cost, err = compileInto(l, in, nil); err != nil {
 		return nil, 0, err
 	}
 	return l, cost, nil
@@ -119,7 +119,9 @@ func Compile(in *pgstore.EdgeLink) (l *Link, cost int64, err error) {
 
 // compileInto is Compile writing into l, with pack placing the strings
 // (the warm-up packs a whole batch into one slab).
-func compileInto(l *Link, in *pgstore.EdgeLink, pack func(host, alias, dest string) string) (int64, error) {
+// compileInto is Compile into l; the strings l keeps go into sl (a warm-up
+// batch's slab), or onto the heap when sl is nil.
+func compileInto(l *Link, in *pgstore.EdgeLink, sl *slab) (int64, error) {
 	dest, err := withParams(in.LongURL, in.Parameters)
 	if err != nil {
 		return 0, fmt.Errorf("compile link %d: long url: %w", in.ID, err)
@@ -128,16 +130,16 @@ func compileInto(l *Link, in *pgstore.EdgeLink, pack func(host, alias, dest stri
 		return 0, fmt.Errorf("compile link %d: host or alias too long", in.ID)
 	}
 	*l = Link{ID: in.ID, OwnerID: in.UserID, Extra: noExtra}
-	l.setStrings(in.Host, in.Alias, pack(in.Host, in.Alias, dest))
+	l.setStrings(in.Host, in.Alias, sl.pack(in.Host, in.Alias, dest))
 	x := Extra{
-		PasswordHash:    in.PasswordHash,
-		MetaTitle:       in.MetaTitle,
-		MetaDescription: in.MetaDescription,
-		MetaImage:       safeURL(in.MetaImage),
+		PasswordHash:    sl.str(in.PasswordHash),
+		MetaTitle:       sl.str(in.MetaTitle),
+		MetaDescription: sl.str(in.MetaDescription),
+		MetaImage:       sl.str(safeURL(in.MetaImage)),
 		Pixels:          in.Pixels,
 		Splash:          in.Splash,
 		Overlay:         in.Overlay,
-		Redirect404:     safeURL(in.Redirect404),
+		Redirect404:     sl.str(safeURL(in.Redirect404)),
 	}
 	if len(x.Pixels) == 0 {
 		x.Pixels = nil
@@ -158,11 +160,11 @@ func compileInto(l *Link, in *pgstore.EdgeLink, pack func(host, alias, dest stri
 		l.ExpiresAt = in.ExpiresAt.UnixNano()
 	}
 	spec := target.Spec{
-		Geo:          rules(in.Geo, in.Parameters),
-		Device:       rules(in.Device, in.Parameters),
-		Lang:         rules(in.Language, in.Parameters),
-		IOSStore:     paramURL(in.DeeplinkIOS, in.Parameters),
-		AndroidStore: paramURL(in.DeeplinkAndroid, in.Parameters),
+		Geo:          rules(in.Geo, in.Parameters, sl),
+		Device:       rules(in.Device, in.Parameters, sl),
+		Lang:         rules(in.Language, in.Parameters, sl),
+		IOSStore:     sl.str(paramURL(in.DeeplinkIOS, in.Parameters)),
+		AndroidStore: sl.str(paramURL(in.DeeplinkAndroid, in.Parameters)),
 	}
 	if len(spec.Geo)+len(spec.Device)+len(spec.Lang) > 0 || spec.IOSStore != "" || spec.AndroidStore != "" {
 		if set, err := target.Compile(spec); err == nil {
@@ -204,11 +206,11 @@ func (l *Link) estimateCost(in *pgstore.EdgeLink) int64 {
 	return int64(n)
 }
 
-func rules(in []pgstore.EdgeTarget, params []pgstore.EdgeParam) []target.Rule {
+func rules(in []pgstore.EdgeTarget, params []pgstore.EdgeParam, sl *slab) []target.Rule {
 	var out []target.Rule
 	for _, r := range in {
 		if u := paramURL(r.URL, params); u != "" {
-			out = append(out, target.Rule{Key: r.Key, URL: u})
+			out = append(out, target.Rule{Key: r.Key, URL: sl.str(u)})
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 
 	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
+	"kurz/shared/target"
 )
 
 // newTestCache returns a cache over a fresh database holding n direct
@@ -154,5 +155,74 @@ func TestInvalidateIDResolvesInDatabase(t *testing.T) {
 func TestLinkSize(t *testing.T) {
 	if n := unsafe.Sizeof(Link{}); n > 64 {
 		t.Fatalf("Link is %d bytes, want <= 64", n)
+	}
+}
+
+// TestWarmCompilesLikeALoad: a link bulk-loaded by the warm-up is the same
+// as the link a miss loads, whatever it carries (branded host, rules,
+// password, meta tags, deep links, parameters); the warm-up packs strings
+// into slabs, a load does not.
+func TestWarmCompilesLikeALoad(t *testing.T) {
+	c, store := newTestCache(t, 0)
+	ctx := context.Background()
+	db := store.Pool()
+	var uid int64
+	if err := db.QueryRow(ctx, `SELECT id FROM users`).Scan(&uid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO domains (user_id, host, domain, redirect_404) VALUES
+		($1, 'go.brand.test', 'https://go.brand.test', 'https://brand.test/404')`, uid); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.Exec(ctx, `INSERT INTO links (user_id, host, alias, long_url, password_hash, meta_title, meta_description,
+			deeplink_ios, deeplink_android, geo_targets, device_targets, lang_targets, parameters)
+		SELECT $1, CASE WHEN i % 2 = 0 THEN 'go.brand.test' ELSE '' END, 'r' || i, 'https://example.com/p/' || i || '?a=1',
+			CASE WHEN i % 3 = 0 THEN 'hash' || i ELSE '' END, 'Title ' || i, '',
+			CASE WHEN i % 4 = 0 THEN 'https://apps.example.com/ios' ELSE '' END, '',
+			jsonb_build_array(jsonb_build_object('location', 'DE', 'link', 'https://de.example.com/' || i)),
+			'[{"device": "android", "link": "https://play.example.com/app"}]',
+			jsonb_build_array(jsonb_build_object('language', 'es', 'link', 'https://es.example.com/' || i)),
+			CASE WHEN i % 5 = 0 THEN '[{"name": "utm_source", "value": "kurz"}]'::jsonb ELSE '[]' END
+		FROM generate_series(0, 99) i`, uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c.Warm(ctx, 1000); err != nil || st.Links != 100 {
+		t.Fatalf("warm: %+v, %v", st, err)
+	}
+	facts := []target.Facts{
+		{Country: [2]byte{'D', 'E'}}, {Device: target.DeviceAndroid}, {Device: target.DeviceIPhone},
+		{AcceptLanguage: []byte("es-MX,es;q=0.9")}, {Country: [2]byte{'F', 'R'}},
+	}
+	for i := range 100 {
+		host := ""
+		if i%2 == 0 {
+			host = "go.brand.test"
+		}
+		alias := fmt.Sprintf("r%d", i)
+		warm, ok := c.Get(host, []byte(alias))
+		if !ok {
+			t.Fatalf("%s/%s not cached by the warm-up", host, alias)
+		}
+		row, err := store.EdgeLinkByAlias(ctx, host, alias)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := Compile(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if warm.Host() != want.Host() || warm.Alias() != want.Alias() || warm.Dest() != want.Dest() ||
+			warm.PasswordHash != want.PasswordHash || warm.MetaTitle != want.MetaTitle ||
+			warm.Redirect404 != want.Redirect404 || warm.Plain != want.Plain || warm.Uses != want.Uses {
+			t.Fatalf("%s/%s: warm-up %+v\n%+v\nload %+v\n%+v", host, alias, *warm, *warm.Extra, *want, *want.Extra)
+		}
+		for _, f := range facts {
+			gu, gok := warm.Targets.Match(&f)
+			wu, wok := want.Targets.Match(&f)
+			if gu != wu || gok != wok {
+				t.Fatalf("%s/%s, facts %+v: warm-up matches %q %v, load %q %v", host, alias, f, gu, gok, wu, wok)
+			}
+		}
 	}
 }
