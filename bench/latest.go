@@ -143,7 +143,7 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	var sr statsReport
 	if readJSON(filepath.Join(dir, "stats.json"), &sr) == nil && sr.Latency != nil {
 		t := limitTarget(fmt.Sprintf("Stats GET /api/url/:id, %d clicks", sr.ClicksInCH), sr.Latency.P99, 50, "ms")
-		t.Note = strings.TrimPrefix(t.Note+fmt.Sprintf("; data.clicks %d vs ClickHouse humans %d (agree: %v)", sr.APIClicks, sr.HumanClicks, sr.CountsAgree), "; ")
+		t.Note = strings.TrimPrefix(t.Note+fmt.Sprintf("; data.clicks %d vs ClickHouse humans %d (agree: %v); timed after the insert's background merges finished (%.0f s)", sr.APIClicks, sr.HumanClicks, sr.CountsAgree, sr.MergeWaitSecs), "; ")
 		if !sr.CountsAgree {
 			// A fast answer with the wrong number proves nothing.
 			t.Verdict = "**miss**"

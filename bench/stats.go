@@ -19,15 +19,18 @@ import (
 
 // statsReport is the stats-latency scenario's result.
 type statsReport struct {
-	LinkID      int64           `json:"link_id"`
-	ClicksInCH  int64           `json:"clicks_in_clickhouse"`
-	Inserted    int64           `json:"inserted"`
-	InsertSecs  float64         `json:"insert_seconds"`
-	Requests    int             `json:"requests"`
-	Latency     *latencySummary `json:"latency"`
-	APIClicks   int64           `json:"api_clicks"`
-	HumanClicks int64           `json:"human_clicks"`
-	CountsAgree bool            `json:"counts_agree"`
+	LinkID     int64   `json:"link_id"`
+	ClicksInCH int64   `json:"clicks_in_clickhouse"`
+	Inserted   int64   `json:"inserted"`
+	InsertSecs float64 `json:"insert_seconds"`
+	// MergeWaitSecs is how long timing waited for ClickHouse's background
+	// merges of the insert to finish (--settle).
+	MergeWaitSecs float64         `json:"merge_wait_seconds"`
+	Requests      int             `json:"requests"`
+	Latency       *latencySummary `json:"latency"`
+	APIClicks     int64           `json:"api_clicks"`
+	HumanClicks   int64           `json:"human_clicks"`
+	CountsAgree   bool            `json:"counts_agree"`
 	// ViewHumans is the human count in click_totals (the materialized
 	// view the API should read): it must equal HumanClicks.
 	ViewHumans int64 `json:"view_humans"`
@@ -42,6 +45,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	dsn := fs.String("clickhouse", "", "ClickHouse DSN the synthetic clicks go to")
 	clicks := fs.Int64("clicks", 10_000_000, "clicks the link must have in ClickHouse (inserted when missing)")
 	requests := fs.Int("requests", 200, "GET /api/url/:id requests to time (sequential)")
+	settle := fs.Duration("settle", 90*time.Second, "after inserting, wait up to this long for ClickHouse's background merges to finish before timing: a link holds 10M clicks for months, the minute after a 10M-row burst is not its typical state (0 = time at once)")
 	maxTime := fs.Duration("max-time", 20*time.Second, "stop timing after this long if at least 50 requests were timed (a slow API must not stall make bench)")
 	jsonOut := fs.String("json", "", "write the result as JSON")
 	if err := fs.Parse(args); err != nil {
@@ -66,6 +70,13 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		rep.Inserted, rep.InsertSecs = missing, time.Since(start).Seconds()
+		if *settle > 0 {
+			t := time.Now()
+			if err := waitMerges(ctx, ch, *settle); err != nil {
+				return err
+			}
+			rep.MergeWaitSecs = time.Since(t).Seconds()
+		}
 	}
 	if rep.ClicksInCH, err = linkClickRows(ctx, ch, *linkID); err != nil {
 		return err
@@ -113,7 +124,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	rep.CountsAgree = rep.APIClicks == rep.HumanClicks
 	fmt.Fprintf(stdout, "== stats: GET %s with %d clicks in ClickHouse (%d human; click_totals agrees)\n", path, rep.ClicksInCH, rep.HumanClicks)
 	if rep.Inserted > 0 {
-		fmt.Fprintf(stdout, "  inserted     %d synthetic clicks in %.1f s\n", rep.Inserted, rep.InsertSecs)
+		fmt.Fprintf(stdout, "  inserted     %d synthetic clicks in %.1f s; background merges finished %.1f s later\n", rep.Inserted, rep.InsertSecs, rep.MergeWaitSecs)
 	}
 	l := rep.Latency
 	fmt.Fprintf(stdout, "  latency      p50 %s  p90 %s  p99 %s  p99.9 %s  max %s (%d sequential requests)\n", msf(l.P50), msf(l.P90), msf(l.P99), msf(l.P999), msf(l.Max), rep.Requests)
@@ -169,6 +180,27 @@ func insertSyntheticClicks(ctx context.Context, ch driver.Conn, linkID, owner, n
 	}
 	if err := g.Wait(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// waitMerges waits until no merge runs in the current database, at most
+// limit.
+func waitMerges(ctx context.Context, ch driver.Conn, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		var n uint64
+		if err := ch.QueryRow(ctx, `SELECT count() FROM system.merges WHERE database = currentDatabase()`).Scan(&n); err != nil {
+			return fmt.Errorf("wait for merges: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 	return nil
 }
