@@ -60,7 +60,7 @@ type ingestReport struct {
 // goroutines (the edge runs 2) enriches hits into rows (shared/click
 // Enricher) until it holds --batch rows (the edge's default: 50k), inserts
 // them with chstore.InsertRows in blocks of --chunk rows (the edge's
-// default: 2048, 200 µs apart), and only then enriches again.
+// default: chstore.DefaultChunking), and only then enriches again.
 // (edge/internal is not importable from bench: its queue and spool are not
 // part of this number.)
 func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
@@ -68,7 +68,7 @@ func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	dsn := fs.String("clickhouse", "", "ClickHouse DSN (a bench database: rows are added to clicks)")
 	n := fs.Int64("clicks", 3_000_000, "clicks to insert")
 	batch := fs.Int("batch", 50_000, "rows per INSERT (the edge pipeline's default batch)")
-	chunk := fs.Int("chunk", 2048, "rows per data block of an INSERT (the edge pipeline's default)")
+	chunk := fs.Int("chunk", chstore.DefaultChunking().Rows, "rows per data block of an INSERT (the edge pipeline's default)")
 	workers := fs.Int("workers", 2, "enrich+insert goroutines (the edge pipeline's default)")
 	serverPID := fs.Int("server-pid", 0, "ClickHouse server pid: report its CPU time")
 	table := fs.String("table", "clicks", "insert into this table instead (e.g. one made with CREATE TABLE t AS clicks: the raw insert without the materialized views)")
@@ -96,7 +96,8 @@ func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	// A fresh owner id keeps this scenario's rows apart from everything else.
 	owner := int64(1<<40 + rand.IntN(1<<30))
 	rep := &ingestReport{Clicks: *n, Batch: *batch, Chunk: *chunk, Workers: *workers, OwnerID: owner}
-	chunking := chstore.Chunking{Rows: *chunk, Pause: 200 * time.Microsecond}
+	chunking := chstore.DefaultChunking()
+	chunking.Rows = *chunk
 	// The raw insert goes first: the views' background merges after the
 	// main run would slow it down.
 	if *compareRaw {

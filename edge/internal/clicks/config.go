@@ -11,6 +11,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"kurz/shared/chstore"
 	"kurz/shared/click"
 )
 
@@ -40,9 +41,9 @@ type Config struct {
 	Workers       int
 	InsertTimeout time.Duration // bound on one insert; default 10 s
 	// ChunkRows and ChunkPause split each insert into data blocks of
-	// ChunkRows rows with a ChunkPause sleep between them (default 2048
-	// rows, 200 µs), so that encoding a batch never holds the edge's CPU for
-	// more than about a millisecond at a time (chstore.Chunking).
+	// ChunkRows rows with a ChunkPause sleep between them (default
+	// chstore.DefaultChunking), so that encoding a batch never holds the
+	// edge's CPU for more than about a millisecond at a time.
 	ChunkRows  int
 	ChunkPause time.Duration
 	Logger     *slog.Logger // default slog.Default()
@@ -82,10 +83,10 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.InsertTimeout = 10 * time.Second
 	}
 	if cfg.ChunkRows <= 0 {
-		cfg.ChunkRows = 2048
+		cfg.ChunkRows = chstore.DefaultChunking().Rows
 	}
 	if cfg.ChunkPause <= 0 {
-		cfg.ChunkPause = 200 * time.Microsecond
+		cfg.ChunkPause = chstore.DefaultChunking().Pause
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

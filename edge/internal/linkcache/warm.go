@@ -183,8 +183,9 @@ func (w *warmer) compile(rows []*pgstore.EdgeLink) {
 // the heap (a single link loaded on a miss).
 type slab struct {
 	buf []byte
-	// seen interns the batch's rule URLs: campaigns reuse app-store and
-	// landing-page URLs across many links.
+	// seen interns the batch's kept strings (campaigns reuse app-store and
+	// landing-page URLs across many links): newSlab lists each distinct
+	// one with an empty copy, str fills the copy in on first use.
 	seen map[string]string
 }
 
@@ -196,10 +197,10 @@ const slabChunk = 16 << 10
 // chunks.
 func newSlab(rows []*pgstore.EdgeLink) *slab {
 	n := 0
-	uniq := make(map[string]struct{})
+	seen := make(map[string]string)
 	add := func(x string) {
-		if _, ok := uniq[x]; !ok && x != "" {
-			uniq[x] = struct{}{}
+		if _, ok := seen[x]; !ok && x != "" {
+			seen[x] = ""
 			n += len(x)
 		}
 	}
@@ -214,7 +215,7 @@ func newSlab(rows []*pgstore.EdgeLink) *slab {
 			}
 		}
 	}
-	return &slab{buf: make([]byte, 0, n), seen: make(map[string]string, len(uniq))}
+	return &slab{buf: make([]byte, 0, n), seen: seen}
 }
 
 // pack returns host + alias + dest as one string.
@@ -238,13 +239,13 @@ func (s *slab) str(x string) string {
 	if s == nil || x == "" {
 		return x
 	}
-	if y, ok := s.seen[x]; ok {
+	if y := s.seen[x]; y != "" {
 		return y
 	}
 	b := s.alloc(len(x))
 	copy(b, x)
 	y := unsafe.String(&b[0], len(x))
-	s.seen[y] = y
+	s.seen[x] = y
 	return y
 }
 
