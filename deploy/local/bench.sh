@@ -7,6 +7,8 @@
 #
 # Knobs (environment): BENCH_LINKS (100000), BENCH_DURATION (10s),
 # BENCH_CONNS (64), BENCH_EDGE_PROCS (GOMAXPROCS of the edge, 1),
+# BENCH_EDGE_GODEBUG (schedtrace=2147483647, see edge/PERFORMANCE.md; empty
+# to run the edge with Go's defaults),
 # BENCH_STATS_CLICKS (10000000), BENCH_INGEST_CLICKS (1000000),
 # BENCH_RSS_LINKS (1000000; the RSS scenario seeds up to this many links,
 # restarts the edge with GOMEMLIMIT=BENCH_RSS_GOMEMLIMIT (560MiB) and requests
@@ -92,7 +94,8 @@ bin/bench seed --via pg --user-id "$uid" --links "$links" --out "$dir/aliases.ts
 # until the edge has bulk-loaded the links. Sets start_ns and ready_ns.
 start_edge() {
 	start_ns=$(date +%s%N)
-	env "$@" GOMAXPROCS="${BENCH_EDGE_PROCS:-1}" bin/edge >>"$dir/edge.log" 2>&1 &
+	# GODEBUG: see run.sh and edge/PERFORMANCE.md ("sysmon").
+	env GODEBUG="${BENCH_EDGE_GODEBUG-schedtrace=2147483647}" "$@" GOMAXPROCS="${BENCH_EDGE_PROCS:-1}" bin/edge >>"$dir/edge.log" 2>&1 &
 	edge_pid=$!
 	pids+=("$edge_pid")
 	for _ in $(seq 1 12000); do

@@ -63,5 +63,9 @@ Press Ctrl-C to stop everything.
 
 MSG
 bin/admin serve & pids+=($!)
-bin/edge & pids+=($!)
+# schedtrace set to ~25 days keeps Go's sysmon thread out of its deep sleep,
+# which otherwise wakes with a futex on every idle-to-busy switch: 20% of the
+# edge's CPU at moderate load (edge/PERFORMANCE.md, "sysmon"). The trace line
+# itself is never printed in practice.
+GODEBUG="${GODEBUG:-schedtrace=2147483647}" bin/edge & pids+=($!)
 wait -n "${pids[@]}" || true
