@@ -4,46 +4,39 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
-	"hash"
-	"sync"
+
+	"github.com/dchest/siphash"
 )
 
 // visitorLabel separates the visitor-id key from other uses of the same
 // configured secret (cookie signing): the key is HMAC(secret, label).
-const visitorLabel = "kurz visitor id v1"
+// v2: ids are SipHash-2-4 since 2026-11 (v1 was truncated HMAC-SHA256).
+const visitorLabel = "kurz visitor id v2"
 
-// visitorHasher computes visitor ids: the first 8 bytes of
-// HMAC-SHA256(key, IP(16 bytes) || User-Agent). Without the key nobody can
-// test a guessed IP against a stored id, and ids of different deployments
-// do not match. hash.Hash is not safe for concurrent use, hence the pool.
+// visitorHasher computes visitor ids: SipHash-2-4 of IP(16 bytes) ||
+// User-Agent under a 128-bit key derived from the configured secret.
+// SipHash is a keyed PRF with a 64-bit output, which is what an id needs:
+// without the key nobody can test a guessed IP against a stored id, and
+// ids of different deployments do not match. It costs ~4× less than the
+// HMAC-SHA256 it replaced (two SHA-256 compressions per message plus
+// padding), and needs no per-call state, so no pool.
 type visitorHasher struct {
-	pool sync.Pool // *visitorState
-}
-
-type visitorState struct {
-	mac hash.Hash
-	buf [16 + MaxUA]byte
-	sum [sha256.Size]byte
+	k0, k1 uint64
 }
 
 func newVisitorHasher(secret []byte) *visitorHasher {
 	derive := hmac.New(sha256.New, secret)
 	derive.Write([]byte(visitorLabel))
 	key := derive.Sum(nil)
-	v := &visitorHasher{}
-	v.pool.New = func() any { return &visitorState{mac: hmac.New(sha256.New, key)} }
-	return v
+	return &visitorHasher{
+		k0: binary.LittleEndian.Uint64(key[0:8]),
+		k1: binary.LittleEndian.Uint64(key[8:16]),
+	}
 }
 
 func (v *visitorHasher) id(ip *[16]byte, ua []byte) uint64 {
-	st := v.pool.Get().(*visitorState)
-	// Copy into the pooled buffer first: handing the caller's slices to the
-	// hash interface would make them escape to the heap.
-	n := copy(st.buf[:16], ip[:])
-	n += copy(st.buf[16:], ua)
-	st.mac.Reset()
-	st.mac.Write(st.buf[:n])
-	id := binary.BigEndian.Uint64(st.mac.Sum(st.sum[:0]))
-	v.pool.Put(st)
-	return id
+	var buf [16 + MaxUA]byte
+	n := copy(buf[:16], ip[:])
+	n += copy(buf[16:], ua)
+	return siphash.Hash(v.k0, v.k1, buf[:n])
 }
