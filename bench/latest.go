@@ -79,8 +79,13 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	if haveClosed {
 		runs = append(runs, closed.Runs...)
 		k := closed.Runs[0]
-		ts = append(ts, ratioTarget("Direct cache hits, 64 conns: req per server-CPU-second vs nginx", closed.Ratios["per_cpu_second_kurz_over_nginx"], 0.75,
-			fmt.Sprintf("%s req/CPU-s", human(k.ReqPerCPUSec))))
+		direct := ratioTarget("Direct cache hits, 64 conns: req per server-CPU-second vs nginx", closed.Ratios["per_cpu_second_kurz_over_nginx"], 0.75,
+			fmt.Sprintf("%s req/CPU-s", human(k.ReqPerCPUSec)))
+		if bn, ok := closed.Ratios["per_cpu_second_bare_over_nginx"]; ok {
+			direct.Note = strings.TrimPrefix(direct.Note+fmt.Sprintf("; same run: bare fasthttp (map lookup + 302) %.2f× nginx, kurz %.2f× bare fasthttp",
+				bn, closed.Ratios["per_cpu_second_kurz_over_bare"]), "; ")
+		}
+		ts = append(ts, direct)
 		ts = append(ts, ratioTarget("Direct cache hits, 64 conns: throughput vs nginx", closed.Ratios["throughput_kurz_over_nginx"], 0.70,
 			fmt.Sprintf("%s req/s", human(k.Throughput))))
 		if c := k.Clicks; c != nil {

@@ -24,6 +24,7 @@ commands:
   stats    stats-latency scenario: N synthetic clicks for one link, then GET /api/url/:id
   ingest   click-ingest scenario: enrich + batch-insert clicks into ClickHouse
   report   turn the JSON results of a 'make bench' run into results/latest.md
+  bare-server  a bare fasthttp map+302 server (what 'run --compare-bare' starts)
 
 'bench <command> -h' lists the command's flags.
 `
@@ -47,6 +48,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"stats":  statsCmd,
 		"ingest": ingestCmd,
 		"report": reportCmd,
+		// bare-server is started by 'run --compare-bare'.
+		"bare-server": bareServerCmd,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -32,6 +32,7 @@ type runOptions struct {
 	flushWait    time.Duration
 	quiet        time.Duration
 	compareNginx bool
+	compareBare  bool
 	vsWrk        bool
 	nginxBin     string
 	wrkBin       string
@@ -71,6 +72,7 @@ func (o *runOptions) register(fs *flag.FlagSet) {
 	fs.DurationVar(&o.flushWait, "flush-wait", 30*time.Second, "zero-loss check: longest wait for the click pipeline to flush")
 	fs.DurationVar(&o.quiet, "quiet", 3*time.Second, "zero-loss check: the count must stay unchanged this long")
 	fs.BoolVar(&o.compareNginx, "compare-nginx", false, "run the same load against a private nginx 'return 302' and print kurz/nginx ratios")
+	fs.BoolVar(&o.compareBare, "compare-bare", false, "also run it against a bare fasthttp server (map lookup + 302, the edge's runtime settings): the framework's own ceiling")
 	fs.BoolVar(&o.vsWrk, "vs-wrk", false, "also run wrk against that nginx and report bench/wrk (harness efficiency)")
 	fs.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary")
 	fs.StringVar(&o.wrkBin, "wrk", "wrk", "wrk binary")
@@ -157,8 +159,14 @@ func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	kurz.writeTable(stdout)
 	out.Runs = append(out.Runs, kurz)
+	var nginx *runReport
 	if o.compareNginx || o.vsWrk {
-		if err := compareNginx(ctx, &o, kurz, out, stdout); err != nil {
+		if nginx, err = compareNginx(ctx, &o, kurz, out, stdout); err != nil {
+			return err
+		}
+	}
+	if o.compareBare {
+		if err := compareBare(ctx, &o, kurz, nginx, out, stdout); err != nil {
 			return err
 		}
 	}
@@ -238,17 +246,18 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 
 // compareNginx runs the same load against a private nginx, and wrk too
 // with --vs-wrk, and records the ratios.
-func compareNginx(ctx context.Context, o *runOptions, kurz *runReport, out *runFile, stdout io.Writer) error {
+func compareNginx(ctx context.Context, o *runOptions, kurz *runReport, out *runFile, stdout io.Writer) (*runReport, error) {
 	ng, err := startNginx(ctx, o.nginxBin)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer ng.stop()
 	cfg := o.load
 	cfg.Addr, cfg.DefaultHost = ng.addr, ""
 	nr, err := measure(ctx, o, o.name+" (nginx)", "nginx return 302 "+ng.addr, &cfg, ng.pid(), nil, nil)
+	first := nr
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nr.writeTable(stdout)
 	out.Runs = append(out.Runs, nr)
@@ -264,7 +273,7 @@ func compareNginx(ctx context.Context, o *runOptions, kurz *runReport, out *runF
 	}
 	fmt.Fprintln(stdout)
 	if !o.vsWrk {
-		return nil
+		return nr, nil
 	}
 	d := cfg.Duration
 	if d <= 0 {
@@ -272,14 +281,14 @@ func compareNginx(ctx context.Context, o *runOptions, kurz *runReport, out *runF
 	}
 	wr, err := runWrk(ctx, o.wrkBin, "http://"+ng.addr+"/", 1, cfg.Conns, d)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out.Wrk = wr
 	if cfg.Rate > 0 {
 		// The harness comparison is closed loop against closed loop.
 		cfg.Rate = 0
 		if nr, err = measure(ctx, o, o.name+" (nginx, closed loop)", "nginx return 302 "+ng.addr, &cfg, ng.pid(), nil, nil); err != nil {
-			return err
+			return nil, err
 		}
 		out.Runs = append(out.Runs, nr)
 	}
@@ -296,7 +305,7 @@ func compareNginx(ctx context.Context, o *runOptions, kurz *runReport, out *runF
 		out.LoadAvg = l
 		fmt.Fprintf(stdout, "   load average %s\n", l)
 	}
-	return nil
+	return first, nil
 }
 
 // startCPUProfile profiles the harness itself until the returned stop.

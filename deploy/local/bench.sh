@@ -118,9 +118,9 @@ pids+=($!)
 
 common=(--aliases "$dir/aliases.tsv" --addr "127.0.0.1:$edge_port" --pid "$edge_pid" --connections "$conns"
 	--duration "$dur" --xff --clickhouse "$KURZ_CLICKHOUSE_URL")
-log "scenario: direct cache hits, closed loop, vs nginx and wrk"
+log "scenario: direct cache hits, closed loop, vs nginx, wrk and a bare fasthttp server"
 prof=(--profile-url "http://127.0.0.1:$pprof_port" --profile-seconds 10)
-bin/bench run --name direct "${common[@]}" --kinds direct --compare-nginx --vs-wrk "${prof[@]}" --profile-out "$res/direct.pprof" \
+bin/bench run --name direct "${common[@]}" --kinds direct --compare-nginx --vs-wrk --compare-bare "${prof[@]}" --profile-out "$res/direct.pprof" \
 	--json "$res/closed.json" | tee "$res/closed.txt"
 log "scenario: targeted links vs nginx"
 bin/bench run --name targeted "${common[@]}" --kinds targeted --compare-nginx "${prof[@]}" --profile-out "$res/targeted.pprof" \
