@@ -24,12 +24,9 @@ import (
 // own work costs (cache, rules, click hand-off, ClickHouse on the same
 // cores).
 
-// bareGODEBUG and bareProcs are the bare server's runtime settings: the
-// ones `make bench` gives the edge (deploy/local/bench.sh).
-const (
-	bareGODEBUG = "schedtrace=2147483647"
-	bareProcs   = "1"
-)
+// bareProcs is the bare server's GOMAXPROCS, the edge's in `make bench`
+// (its GODEBUG comes from --bare-godebug).
+const bareProcs = "1"
 
 // bareServerCmd serves the aliases of --aliases at --addr until ctx ends.
 func bareServerCmd(ctx context.Context, args []string, stdout io.Writer) error {
@@ -77,8 +74,8 @@ type bareServer struct {
 }
 
 // startBare starts this binary's bare-server command on a free loopback
-// port with the edge's runtime settings.
-func startBare(ctx context.Context, aliases string) (*bareServer, error) {
+// port with GOMAXPROCS=bareProcs and GODEBUG=godebug.
+func startBare(ctx context.Context, aliases, godebug string) (*bareServer, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("bare server: %w", err)
@@ -93,7 +90,7 @@ func startBare(ctx context.Context, aliases string) (*bareServer, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cmd := exec.Command(self, "bare-server", "--addr", addr, "--aliases", aliases)
 	// exec uses the last value of a duplicated key.
-	cmd.Env = append(os.Environ(), "GOMAXPROCS="+bareProcs, "GODEBUG="+bareGODEBUG)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS="+bareProcs, "GODEBUG="+godebug)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start bare server: %w", err)
@@ -124,7 +121,7 @@ func (b *bareServer) stop() {
 // compareBare runs the same load against the bare server and records
 // kurz/bare and, when nginx ran too, bare/nginx.
 func compareBare(ctx context.Context, o *runOptions, kurz, nginx *runReport, out *runFile, stdout io.Writer) error {
-	b, err := startBare(ctx, o.aliases)
+	b, err := startBare(ctx, o.aliases, o.bareGODEBUG)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ type runOptions struct {
 	quiet        time.Duration
 	compareNginx bool
 	compareBare  bool
+	bareGODEBUG  string
 	vsWrk        bool
 	nginxBin     string
 	wrkBin       string
@@ -72,7 +73,8 @@ func (o *runOptions) register(fs *flag.FlagSet) {
 	fs.DurationVar(&o.flushWait, "flush-wait", 30*time.Second, "zero-loss check: longest wait for the click pipeline to flush")
 	fs.DurationVar(&o.quiet, "quiet", 3*time.Second, "zero-loss check: the count must stay unchanged this long")
 	fs.BoolVar(&o.compareNginx, "compare-nginx", false, "run the same load against a private nginx 'return 302' and print kurz/nginx ratios")
-	fs.BoolVar(&o.compareBare, "compare-bare", false, "also run it against a bare fasthttp server (map lookup + 302, the edge's runtime settings): the framework's own ceiling")
+	fs.BoolVar(&o.compareBare, "compare-bare", false, "also run it against a bare fasthttp server (map lookup + 302, GOMAXPROCS=1): the framework's own ceiling")
+	fs.StringVar(&o.bareGODEBUG, "bare-godebug", "schedtrace=2147483647", "GODEBUG of the bare server (give it the edge's)")
 	fs.BoolVar(&o.vsWrk, "vs-wrk", false, "also run wrk against that nginx and report bench/wrk (harness efficiency)")
 	fs.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary")
 	fs.StringVar(&o.wrkBin, "wrk", "wrk", "wrk binary")
@@ -255,10 +257,10 @@ func compareNginx(ctx context.Context, o *runOptions, kurz *runReport, out *runF
 	cfg := o.load
 	cfg.Addr, cfg.DefaultHost = ng.addr, ""
 	nr, err := measure(ctx, o, o.name+" (nginx)", "nginx return 302 "+ng.addr, &cfg, ng.pid(), nil, nil)
-	first := nr
 	if err != nil {
 		return nil, err
 	}
+	first := nr // the open-loop harness check below may measure nginx again
 	nr.writeTable(stdout)
 	out.Runs = append(out.Runs, nr)
 	if nr.Throughput > 0 {

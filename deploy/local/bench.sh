@@ -89,13 +89,16 @@ uid=$(printf '%s' "$out" | sed -E 's/.*"id":([0-9]+).*/\1/')
 log "seed $links links (COPY)"
 bin/bench seed --via pg --user-id "$uid" --links "$links" --out "$dir/aliases.tsv"
 
+# The edge's GODEBUG (run.sh explains the default); the bare fasthttp
+# reference gets the same.
+edge_godebug=${BENCH_EDGE_GODEBUG-schedtrace=2147483647}
+
 # start_edge [ENV=VALUE ...]: starts the edge (appending to edge.log), sets
 # edge_pid, and waits until /readyz answers 200: it answers 503 "warming"
 # until the edge has bulk-loaded the links. Sets start_ns and ready_ns.
 start_edge() {
 	start_ns=$(date +%s%N)
-	# GODEBUG: see run.sh and edge/PERFORMANCE.md ("sysmon").
-	env GODEBUG="${BENCH_EDGE_GODEBUG-schedtrace=2147483647}" "$@" GOMAXPROCS="${BENCH_EDGE_PROCS:-1}" bin/edge >>"$dir/edge.log" 2>&1 &
+	env GODEBUG="$edge_godebug" "$@" GOMAXPROCS="${BENCH_EDGE_PROCS:-1}" bin/edge >>"$dir/edge.log" 2>&1 &
 	edge_pid=$!
 	pids+=("$edge_pid")
 	for _ in $(seq 1 12000); do
@@ -120,7 +123,7 @@ common=(--aliases "$dir/aliases.tsv" --addr "127.0.0.1:$edge_port" --pid "$edge_
 	--duration "$dur" --xff --clickhouse "$KURZ_CLICKHOUSE_URL")
 log "scenario: direct cache hits, closed loop, vs nginx, wrk and a bare fasthttp server"
 prof=(--profile-url "http://127.0.0.1:$pprof_port" --profile-seconds 10)
-bin/bench run --name direct "${common[@]}" --kinds direct --compare-nginx --vs-wrk --compare-bare "${prof[@]}" --profile-out "$res/direct.pprof" \
+bin/bench run --name direct "${common[@]}" --kinds direct --compare-nginx --vs-wrk --compare-bare --bare-godebug "$edge_godebug" "${prof[@]}" --profile-out "$res/direct.pprof" \
 	--json "$res/closed.json" | tee "$res/closed.txt"
 log "scenario: targeted links vs nginx"
 bin/bench run --name targeted "${common[@]}" --kinds targeted --compare-nginx "${prof[@]}" --profile-out "$res/targeted.pprof" \
