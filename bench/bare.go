@@ -106,17 +106,7 @@ func startBare(ctx context.Context, aliases, godebug string) (*bareServer, error
 func (b *bareServer) pid() int { return b.cmd.Process.Pid }
 
 // stop ends the child (SIGTERM, then SIGKILL after 5 s).
-func (b *bareServer) stop() {
-	b.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // may have exited
-	done := make(chan struct{})
-	go func() { b.cmd.Wait(); close(done) }() //nolint:errcheck // exit status is irrelevant
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // best effort
-		<-done
-	}
-}
+func (b *bareServer) stop() { stopChild(b.cmd, syscall.SIGTERM) }
 
 // compareBare runs the same load against the bare server and records
 // kurz/bare and, when nginx ran too, bare/nginx.

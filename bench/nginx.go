@@ -97,17 +97,7 @@ func (n *nginxServer) pid() int { return n.cmd.Process.Pid }
 // stop ends nginx (SIGQUIT lets the worker finish, then SIGKILL after 5 s)
 // and removes the temp dir.
 func (n *nginxServer) stop() {
-	if n.cmd.Process != nil {
-		n.cmd.Process.Signal(syscall.SIGQUIT) //nolint:errcheck // may have exited
-		done := make(chan struct{})
-		go func() { n.cmd.Wait(); close(done) }() //nolint:errcheck // exit status is irrelevant
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // best effort
-			<-done
-		}
-	}
+	stopChild(n.cmd, syscall.SIGQUIT)
 	os.RemoveAll(n.dir)
 }
 
@@ -128,32 +118,4 @@ func installNginx(ctx context.Context) (string, error) {
 		}
 	}
 	return "", errors.New("nginx-light installed but no nginx binary found")
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func waitListening(ctx context.Context, addr string, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
