@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,10 +203,14 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 
 func ratioTarget(name string, ratio, want float64, measured string) goal {
 	t := goal{Name: name, Measured: measured, Goal: fmt.Sprintf(">= %.2f×", want), Ratio: fmt.Sprintf("%.2f×", ratio), Verdict: verdict(ratio >= want)}
-	if ratio <= 0 {
+	switch short := (want - ratio) / want * 100; {
+	case ratio <= 0:
 		t.Measured, t.Ratio, t.Verdict = measured+" (no ratio: reference not measured)", "-", "**miss**"
-	} else if ratio < want {
-		t.Note = fmt.Sprintf("missed by %.0f%%", (want-ratio)/want*100)
+	case short >= 1:
+		t.Note = fmt.Sprintf("missed by %.0f%%", short)
+	case short > 0:
+		// A ratio just under the goal must not print as the goal: round down.
+		t.Ratio, t.Note = fmt.Sprintf("%.3f×", math.Floor(ratio*1000)/1000), "missed by less than 1%"
 	}
 	return t
 }

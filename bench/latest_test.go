@@ -1,0 +1,143 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// targetRows returns the rows of latest.md's targets table, split into
+// cells (name, measured, goal, ratio, verdict, note).
+func targetRows(t *testing.T, md string) [][]string {
+	t.Helper()
+	_, table, ok := strings.Cut(md, "## Targets (issue 7)\n\n")
+	if !ok {
+		t.Fatalf("no targets section in:\n%s", md)
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	var rows [][]string
+	for i, line := range strings.Split(table, "\n") {
+		if i < 2 { // header and separator
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), " | ")
+		if len(cells) != 6 {
+			t.Fatalf("row %q has %d cells", line, len(cells))
+		}
+		for j := range cells {
+			cells[j] = strings.TrimSpace(cells[j])
+		}
+		rows = append(rows, cells)
+	}
+	return rows
+}
+
+// The report of a full `make bench` run (testdata/results holds the JSON
+// files of one) lists every target of issue 7 with a measured value and
+// the verdict its numbers give.
+func TestLatestHoldsEveryTarget(t *testing.T) {
+	md, err := buildLatest("testdata/results", "", "2 cores", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ name, verdict string }{
+		{"Direct cache hits, 64 conns: req per server-CPU-second vs nginx", "**miss**"}, // 0.62×
+		{"Direct cache hits, 64 conns: throughput vs nginx", "**miss**"},
+		{"Zero lost clicks (direct run)", "pass"},
+		{"Harness: bench vs wrk -t1 on nginx", "pass"},
+		{"Targeted links (geo+device+language)", "**miss**"},
+		{"Open loop at 24.8k req/s (50% of max): p99", "**miss**"},
+		{"Open loop at 50% of max: p99.9", "**miss**"},
+		{"Edge RSS with 1000000 links cached", "pass"},
+		{"Start to ready with a warm-up of 100000 links", "pass"},
+		{"Stats GET /api/url/:id, 10000000 clicks", "pass"},
+		{"Click ingest, one pipeline", "pass"},
+	}
+	rows := targetRows(t, md)
+	if len(rows) != len(want) {
+		t.Fatalf("%d target rows, want %d:\n%s", len(rows), len(want), md)
+	}
+	for i, w := range want {
+		r := rows[i]
+		if !strings.HasPrefix(r[0], w.name) || r[4] != w.verdict || r[1] == "" || strings.Contains(r[1], "not measured") {
+			t.Errorf("row %d = %q, want %q with a measured value and verdict %s", i, r, w.name, w.verdict)
+		}
+	}
+	if !strings.Contains(rows[0][5], "bare fasthttp (map lookup + 302) 0.99× nginx, kurz 0.63× bare fasthttp") {
+		t.Errorf("direct row lacks the bare fasthttp reference: %q", rows[0][5])
+	}
+	if !strings.Contains(md, "## Profiles") {
+		t.Error("targets were missed but the report has no profiles section")
+	}
+}
+
+// Scenarios that did not run are reported as misses, never left out.
+func TestLatestReportsMissingScenarios(t *testing.T) {
+	md, err := buildLatest(t.TempDir(), "", "", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := targetRows(t, md)
+	if len(rows) != 7 { // direct, targeted, open loop, RSS, start, stats, ingest
+		t.Fatalf("%d rows, want 7:\n%s", len(rows), md)
+	}
+	for _, r := range rows {
+		if r[4] != "**miss**" || !strings.Contains(r[1], "not measured") {
+			t.Errorf("row %q: want a miss, not measured", r)
+		}
+	}
+}
+
+// A fast stats answer with the wrong count is a miss.
+func TestLatestStatsMustAgree(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("testdata/results/stats.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(b), `"counts_agree": true`, `"counts_agree": false`, 1)
+	if wrong == string(b) {
+		t.Fatal("fixture has no counts_agree: true")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stats.json"), []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, err := buildLatest(dir, "", "", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range targetRows(t, md) {
+		if !strings.HasPrefix(r[0], "Stats GET") {
+			continue
+		}
+		found = true
+		if r[4] != "**miss**" || !strings.Contains(r[5], "count is wrong") {
+			t.Errorf("stats row %q: want a miss for a wrong count", r)
+		}
+	}
+	if !found {
+		t.Fatalf("no stats row in:\n%s", md)
+	}
+}
+
+func TestRatioTargetNearTheGoal(t *testing.T) {
+	tests := []struct {
+		ratio                    float64
+		ratioCell, verdict, note string
+	}{
+		{0.78, "0.78×", "pass", ""},
+		{0.70, "0.70×", "pass", ""},
+		{0.6995, "0.699×", "**miss**", "missed by less than 1%"},
+		{0.62, "0.62×", "**miss**", "missed by 11%"},
+		{0, "-", "**miss**", ""},
+	}
+	for _, tt := range tests {
+		g := ratioTarget("x", tt.ratio, 0.70, "m")
+		if g.Ratio != tt.ratioCell || g.Verdict != tt.verdict || g.Note != tt.note {
+			t.Errorf("ratio %v: got %q %q %q, want %q %q %q", tt.ratio, g.Ratio, g.Verdict, g.Note, tt.ratioCell, tt.verdict, tt.note)
+		}
+	}
+}
