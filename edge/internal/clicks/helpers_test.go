@@ -153,10 +153,31 @@ func spooledRows(t testing.TB, dir string) int {
 
 func pushN(t testing.TB, p *Pipeline, n int) {
 	t.Helper()
-	for i := range n {
+	pushRange(t, p, 0, n)
+}
+
+func pushRange(t testing.TB, p *Pipeline, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
 		h := testHit(i)
 		if !p.TryPush(&h) {
 			t.Fatalf("push %d refused: %+v", i, p.Stats())
 		}
+	}
+}
+
+// pushPaced pushes n hits in chunks, waiting for the queue to drain below
+// half before each chunk, as a producer limited by HTTP would: a tight loop
+// of more hits than queue and overflow buffer hold can outrun the spooler
+// on a busy machine, and refusing then is the pipeline working as designed.
+func pushPaced(t testing.TB, p *Pipeline, n, queueSize int) {
+	t.Helper()
+	chunk := queueSize / 4
+	for from := 0; from < n; from += chunk {
+		waitFor(t, 20*time.Second, "the queue to drain below half", func() bool {
+			st := p.Stats()
+			return st.Queued+st.Overflowing < queueSize/2
+		})
+		pushRange(t, p, from, min(from+chunk, n))
 	}
 }

@@ -14,9 +14,9 @@ import (
 
 func TestPushedHitsArriveExactlyOnce(t *testing.T) {
 	conn, _ := chtest.New(t)
-	p := start(t, Config{Conn: conn, SpoolDir: t.TempDir(), BatchSize: 1000, FlushInterval: 100 * time.Millisecond})
-	const n = 25_000
-	pushN(t, p, n)
+	const n, queue = 25_000, 8192
+	p := start(t, Config{Conn: conn, SpoolDir: t.TempDir(), BatchSize: 1000, QueueSize: queue, FlushInterval: 100 * time.Millisecond})
+	pushPaced(t, p, n, queue)
 	waitRows(t, conn, n, 20*time.Second)
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
