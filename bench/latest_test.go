@@ -141,3 +141,42 @@ func TestRatioTargetNearTheGoal(t *testing.T) {
 		}
 	}
 }
+
+// With --compare-nginx on the open-loop run, both open-loop rows name
+// nginx's percentiles at the same rate, the floor of this machine and
+// harness.
+func TestLatestOpenLoopNamesNginxAtTheSameRate(t *testing.T) {
+	dir := t.TempDir()
+	var open runFile
+	if err := readJSON("testdata/results/open.json", &open); err != nil {
+		t.Fatal(err)
+	}
+	ng := *open.Runs[0]
+	ng.Target = "nginx return 302 127.0.0.1:40000"
+	ng.Latency = &latencySummary{P50: 0.1, P99: 1.48, P999: 6.24}
+	open.Runs = append(open.Runs, &ng)
+	if err := writeJSON(filepath.Join(dir, "open.json"), &open); err != nil {
+		t.Fatal(err)
+	}
+	md, err := buildLatest(dir, "", "", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := map[string]string{}
+	for _, r := range targetRows(t, md) {
+		if strings.HasPrefix(r[0], "Open loop") {
+			notes[r[0]] = r[5]
+		}
+	}
+	if len(notes) != 2 {
+		t.Fatalf("open-loop rows %q in:\n%s", notes, md)
+	}
+	for name, want := range map[string]string{
+		"Open loop at 24.8k req/s (50% of max): p99": "nginx at the same rate: 1.48 ms",
+		"Open loop at 50% of max: p99.9":             "nginx at the same rate: 6.24 ms",
+	} {
+		if !strings.Contains(notes[name], want) {
+			t.Errorf("%s: note %q lacks %q", name, notes[name], want)
+		}
+	}
+}

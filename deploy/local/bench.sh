@@ -138,7 +138,7 @@ for p in direct targeted; do
 	} >>"$res/profile.md"
 done
 log "scenario: open loop at 50% of the direct maximum"
-bin/bench run --name open-50 "${common[@]}" --kinds direct --rate-from "$res/closed.json" --rate-fraction 0.5 --json "$res/open.json" | tee "$res/open.txt"
+bin/bench run --name open-50 "${common[@]}" --kinds direct --compare-nginx --rate-from "$res/closed.json" --rate-fraction 0.5 --json "$res/open.json" | tee "$res/open.txt"
 if [ "${BENCH_SWEEP:-0}" = 1 ]; then
 	log "scenario: open-loop sweep (direct links)"
 	bin/bench sweep --name direct "${common[@]}" --clickhouse "" --kinds direct --duration 5s --steps 6 \
