@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 )
 
 //go:embed templates/*.html
@@ -29,6 +30,7 @@ type Pages struct {
 	sets    [numKinds]*template.Template
 	headers [numKinds][]Header
 	csp     policies
+	start   string // the "start" template's output: every page's fixed head
 }
 
 // New parses the embedded templates and computes the CSP hashes of the
@@ -56,6 +58,11 @@ func New() (*Pages, error) {
 		}
 		p.sets[k] = set
 	}
+	var start strings.Builder
+	if err := p.sets[kindPreview].ExecuteTemplate(&start, "start", nil); err != nil {
+		return nil, fmt.Errorf("render start: %w", err)
+	}
+	p.start = start.String()
 	p.headers = p.staticHeaders()
 	return p, nil
 }
@@ -88,6 +95,14 @@ func script(name string) (template.JS, error) {
 func (p *Pages) Render(w io.Writer, d Data) error {
 	if d == nil {
 		return errors.New("render: nil page data")
+	}
+	if pd, ok := d.(*PreviewPage); ok {
+		b, err := p.AppendPreview(nil, pd)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
 	}
 	v, err := view(d)
 	if err != nil {

@@ -16,9 +16,10 @@ const previewSlots = 1024
 // previewCache keeps the rendered Open Graph pages of recently previewed
 // links. Link-preview fetchers are 2–3% of the bench's visits, and
 // executing the html/template (reflection) for each of them took 4–5% of
-// the edge's CPU in the direct-link profile (edge/PERFORMANCE.md). A
-// preview depends only on the link and on whether the request came over
-// TLS, so the bytes are reused.
+// the edge's CPU in the direct-link profile (edge/PERFORMANCE.md); pages
+// now writes previews without the template, and this cache saves the
+// rest. A preview depends only on the link and on whether the request
+// came over TLS, so the bytes are reused.
 //
 // Direct-mapped by link id, lock-free, with a second-chance bit: a hit
 // marks the entry, and a miss on a marked slot only clears the mark, so a
@@ -74,8 +75,8 @@ func (s *Server) preview(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
 	}
 	buf := locationPool.Get()
 	defer locationPool.Put(buf)
-	buf.Reset()
-	if err := s.pages.Render(buf, d); err != nil {
+	var err error
+	if buf.B, err = s.pages.AppendPreview(buf.B[:0], d); err != nil {
 		s.renderFailed(ctx, err)
 		return
 	}
