@@ -14,15 +14,21 @@ import (
 	"kurz/shared/pgstore"
 )
 
-// campaignEntry is a cached campaign plus its rotation counter. The
-// counter is per edge process and restarts when the entry is reloaded:
-// rotation is even per edge, which over many visits is even overall.
-type campaignEntry struct {
-	c    *pgstore.EdgeCampaign
-	next atomic.Uint64
-}
+func campaignCost(c *pgstore.EdgeCampaign) int64 { return int64(128 * (len(c.Links) + 1)) }
 
-func campaignCost(e *campaignEntry) int64 { return int64(128 * (len(e.c.Links) + 1)) }
+// rotations holds the rotators' counters by campaign id. They live outside
+// the campaign cache: an entry reloaded after an invalidation (every link
+// change bumps all campaigns) or after a ristretto Set that had not landed
+// yet would otherwise restart at the first link, and frequent reloads
+// would send most visits there. Campaign ids are sequential, so the first
+// 16384 campaigns have a counter each; campaigns whose ids differ by a
+// multiple of that share one, which keeps each rotating but only roughly
+// evenly. Counters are per edge process: rotation is even per edge, which
+// over many visits is even overall.
+type rotations [1 << 14]atomic.Uint64
+
+// next returns campaign id's next turn: 0, 1, 2, ...
+func (r *rotations) next(id int64) uint64 { return r[uint64(id)%uint64(len(r))].Add(1) - 1 }
 
 // InvalidateCampaigns drops every cached campaign (a campaign changed, or
 // a link, which may have joined or left one).
@@ -36,23 +42,19 @@ func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
 		s.notFoundRoute(ctx)
 		return
 	}
-	e, found, err := s.campaigns.get("r:"+strings.ToLower(slug), campaignCost, func(c context.Context) (*campaignEntry, error) {
-		camp, err := s.cfg.Store.EdgeCampaignBySlug(c, slug)
-		if err != nil {
-			return nil, err
-		}
-		return &campaignEntry{c: camp}, nil
+	camp, found, err := s.campaigns.get("r:"+strings.ToLower(slug), campaignCost, func(c context.Context) (*pgstore.EdgeCampaign, error) {
+		return s.cfg.Store.EdgeCampaignBySlug(c, slug)
 	})
 	switch {
 	case err != nil:
 		s.unavailable(ctx)
 		return
-	case !found || len(e.c.Links) == 0:
+	case !found || len(camp.Links) == 0:
 		s.notFoundRoute(ctx)
 		return
 	}
-	links := e.c.Links
-	pick := links[(e.next.Add(1)-1)%uint64(len(links))]
+	links := camp.Links
+	pick := links[s.rotations.next(camp.ID)%uint64(len(links))]
 	l, ok := s.links.Get(pick.Host, []byte(pick.Alias))
 	if !ok {
 		if l, err = s.links.Load(loadCtx(), pick.Host, pick.Alias); err != nil {
@@ -83,27 +85,24 @@ func (s *Server) campaignList(ctx *fasthttp.RequestCtx) {
 	}
 	id, _ := strconv.ParseInt(ref, 10, 64)
 	key := "u:" + strings.ToLower(user) + "/" + strings.ToLower(ref)
-	e, found, err := s.campaigns.get(key, campaignCost, func(c context.Context) (*campaignEntry, error) {
+	camp, found, err := s.campaigns.get(key, campaignCost, func(c context.Context) (*pgstore.EdgeCampaign, error) {
 		camp, err := s.cfg.Store.EdgeCampaignOfUser(c, user, ref, id)
 		if err != nil && id > 0 && errors.Is(err, link.ErrNotFound) {
 			// A numeric slug is possible too.
 			camp, err = s.cfg.Store.EdgeCampaignOfUser(c, user, ref, 0)
 		}
-		if err != nil {
-			return nil, err
-		}
-		return &campaignEntry{c: camp}, nil
+		return camp, err
 	})
 	switch {
 	case err != nil:
 		s.unavailable(ctx)
 		return
-	case !found || !e.c.Public:
+	case !found || !camp.Public:
 		s.notFoundRoute(ctx)
 		return
 	}
-	d := &pages.CampaignPage{Name: e.c.Name, Owner: e.c.Username}
-	for _, l := range e.c.Links {
+	d := &pages.CampaignPage{Name: camp.Name, Owner: camp.Username}
+	for _, l := range camp.Links {
 		if !l.Public {
 			continue
 		}

@@ -12,6 +12,9 @@ import (
 	"kurz/shared/click"
 )
 
+// TestRotator: visits rotate evenly over the campaign's links, also when
+// the cached campaign is reloaded in between (every link change anywhere
+// invalidates all campaigns; a fresh entry must not restart the rotation).
 func TestRotator(t *testing.T) {
 	e := newEnv(t)
 	camp := e.id(`INSERT INTO campaigns (user_id, name, slug, public) VALUES ($1, 'Spring', 'Spring-Sale', true) RETURNING id`, e.user)
@@ -20,7 +23,10 @@ func TestRotator(t *testing.T) {
 		ids["https://example.com/"+a] = e.addLink(linkRow{Alias: a, URL: "https://example.com/" + a, CampaignID: &camp})
 	}
 	counts := map[string]int{}
-	for range 30 {
+	for i := range 30 {
+		if i%4 == 1 {
+			e.srv.InvalidateCampaigns()
+		}
 		r := e.do(req{path: "/r/spring-sale"})
 		expect(t, r, 302, "")
 		counts[location(r)]++

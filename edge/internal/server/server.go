@@ -78,7 +78,8 @@ type Server struct {
 
 	pwSem     chan struct{}
 	pwLimiter *limiter
-	campaigns *objectCache[*campaignEntry]
+	campaigns *objectCache[*pgstore.EdgeCampaign]
+	rotations rotations
 	qrs       *objectCache[*qrEntry]
 	qrImages  *imageCache
 }
@@ -121,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 	s.hits.New = func() any { return new(click.Hit) }
 	s.countryHeader = []byte(cfg.CountryHeader)
 	var err error
-	if s.campaigns, err = newObjectCache[*campaignEntry](4 << 20); err != nil {
+	if s.campaigns, err = newObjectCache[*pgstore.EdgeCampaign](4 << 20); err != nil {
 		return nil, err
 	}
 	if s.qrs, err = newObjectCache[*qrEntry](16 << 20); err != nil {
