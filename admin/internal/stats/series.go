@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"kurz/shared/click"
 )
 
@@ -105,14 +107,24 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 	end := to.AddDate(0, 0, 1)
 	args := []any{kn, uint64(id), from.Unix(), end.Unix()}
 	r := &Range{From: from, To: to, Interval: iv}
-	if err := s.conn.QueryRow(ctx, rangeTotalsSQL, args...).Scan(&r.Clicks, &r.UniqueClicks); err != nil {
-		return nil, unavailable("read range totals", err)
-	}
-	if r.Series, err = s.series(ctx, iv, from, end, args); err != nil {
-		return nil, err
-	}
-	r.Breakdown, err = s.breakdown(ctx, rangeDimsFrom, args...)
-	if err != nil {
+	// Independent reads, side by side (see Summary); each writes its own
+	// fields.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := s.conn.QueryRow(gctx, rangeTotalsSQL, args...).Scan(&r.Clicks, &r.UniqueClicks); err != nil {
+			return unavailable("read range totals", err)
+		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		r.Series, err = s.series(gctx, iv, from, end, args)
+		return err
+	})
+	g.Go(func() (err error) {
+		r.Breakdown, err = s.breakdown(gctx, rangeDimsFrom, args...)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	return r, nil
