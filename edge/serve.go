@@ -84,7 +84,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer links.Close()
-	domains := linkcache.NewDomains()
+	domains := linkcache.NewDomains(cfg.BaseHost)
 	if err := domains.Reload(ctx, store); err != nil {
 		return err
 	}

@@ -49,3 +49,20 @@ func TestParseDomain(t *testing.T) {
 		})
 	}
 }
+
+func TestHostName(t *testing.T) {
+	tests := []struct{ host, want string }{
+		{"sho.rt", "sho.rt"},
+		{"SHO.RT:8443", "sho.rt"},
+		{"sho.rt.:80", "sho.rt"},
+		{"sho.rt.", "sho.rt"},
+		{"[::1]", "[::1]"},
+		{"[::1]:8080", "[::1]"},
+		{"127.0.0.1:8080", "127.0.0.1"},
+	}
+	for _, tt := range tests {
+		if got := HostName(tt.host); got != tt.want {
+			t.Errorf("HostName(%q) = %q, want %q", tt.host, got, tt.want)
+		}
+	}
+}

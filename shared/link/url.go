@@ -64,15 +64,46 @@ func HostOf(valid string) string {
 }
 
 // HostMatches reports whether the URL's host equals host (case-insensitive;
-// a default port on either side is ignored). Used to refuse long URLs that
-// point back at our own short-link hosts, which would loop.
+// a default port on either side and a trailing dot on the name are
+// ignored, as the edge ignores them). Used to refuse long URLs that point
+// back at our own short-link hosts, which would loop.
 func HostMatches(valid, host string) bool {
-	return stripDefaultPort(HostOf(valid)) == stripDefaultPort(strings.ToLower(host))
+	return hostKey(HostOf(valid)) == hostKey(host)
 }
 
-func stripDefaultPort(h string) string {
+// hostKey is host[:port] lower case, without a default port or a trailing
+// dot on the name.
+func hostKey(h string) string {
+	h = strings.ToLower(h)
 	h = strings.TrimSuffix(h, ":80")
-	return strings.TrimSuffix(h, ":443")
+	h = strings.TrimSuffix(h, ":443")
+	name, port := splitPort(h)
+	return strings.TrimSuffix(name, ".") + port
+}
+
+// HostName is host (host[:port]) without its port and without a trailing
+// dot, lower case: the name a Host header carries whatever its port. The
+// edge ignores the port when no domain claims it exactly, so names, not
+// hosts, must be unique and must not be the default domain's.
+func HostName(host string) string {
+	name, _ := splitPort(strings.ToLower(host))
+	return strings.TrimSuffix(name, ".")
+}
+
+// splitPort splits "name:port" into "name" and ":port"; IPv6 literals keep
+// their brackets ("[::1]:80" -> "[::1]", ":80").
+func splitPort(h string) (name, port string) {
+	i := strings.LastIndexByte(h, ':')
+	if i < 0 {
+		return h, ""
+	}
+	if strings.HasPrefix(h, "[") { // IPv6 literal: a port only right after ']'
+		if j := strings.IndexByte(h, ']'); j >= 0 && i == j+1 {
+			return h[:i], h[i:]
+		}
+		return h, ""
+	}
+	return h[:i], h[i:]
 }
 
 func validHost(h string) bool {

@@ -114,7 +114,10 @@ func (s *Server) addDomain(w http.ResponseWriter, r *http.Request, u *link.User)
 	if err != nil {
 		return BadRequest("domain", err.Error())
 	}
-	if _, baseHost, err := link.ParseDomain(s.cfg.BaseURL); err == nil && host == baseHost || host == s.cfg.BaseHost {
+	// The edge ignores a Host header's port when no domain claims it
+	// exactly, so the default domain's name with any port is refused: it
+	// would answer for the default domain's every link.
+	if link.HostName(host) == link.HostName(s.cfg.BaseHost) {
 		return BadRequest("domain", link.ErrDomainReserved.Error())
 	}
 	if err := checkRedirects(host, &in); err != nil {

@@ -104,6 +104,13 @@ func TestDomainAdd(t *testing.T) {
 		{"wrong type", map[string]any{"domain": 5}, 400, "domain: must be a string", "", ""},
 		{"duplicate", map[string]any{"domain": "https://go.example.com"}, 409, "domain: already registered", "", ""},
 		{"duplicate other scheme", map[string]any{"domain": "http://GO.example.com"}, 409, "domain: already registered", "", ""},
+		// The edge ignores a Host header's port when no domain claims it
+		// exactly: another port of a taken name would answer for it.
+		{"duplicate name other port", map[string]any{"domain": "https://go.example.com:8443"}, 409, "domain: already registered", "", ""},
+		{"duplicate name without port", map[string]any{"domain": "http://p.example.com"}, 409, "domain: already registered", "", ""},
+		{"default domain with port", map[string]any{"domain": "https://sho.rt:8443"}, 400, "default short domain", "", ""},
+		{"default domain with port 80 on https", map[string]any{"domain": "https://sho.rt:80"}, 400, "default short domain", "", ""},
+		{"default domain trailing dot", map[string]any{"domain": "https://sho.rt.:8443"}, 400, "default short domain", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

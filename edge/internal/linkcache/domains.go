@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"kurz/shared/link"
 	"kurz/shared/pgstore"
 )
 
@@ -21,12 +22,15 @@ type Domain struct {
 // domain is held, so the Host header of a request (attacker-controlled)
 // never causes a database query.
 type Domains struct {
-	byHost atomic.Pointer[map[string]*Domain]
+	byHost   atomic.Pointer[map[string]*Domain]
+	reserved string // the default domain's name (link.HostName)
 }
 
 // NewDomains returns an empty set (everything is the default domain).
-func NewDomains() *Domains {
-	d := &Domains{}
+// baseHost is the default domain's host[:port]: no branded domain is ever
+// served under its name, whatever port either carries.
+func NewDomains(baseHost string) *Domains {
+	d := &Domains{reserved: link.HostName(baseHost)}
 	d.byHost.Store(&map[string]*Domain{})
 	return d
 }
@@ -39,6 +43,12 @@ func (d *Domains) Reload(ctx context.Context, store *pgstore.Store) error {
 	}
 	m := make(map[string]*Domain, 2*len(rows))
 	for _, r := range rows {
+		// The admin API refuses these; a row from before that check, or
+		// a base URL changed since, must still not capture the default
+		// domain's visitors.
+		if link.HostName(r.Host) == d.reserved {
+			continue
+		}
 		dom := &Domain{ID: r.ID, Host: r.Host, RedirectRoot: safeURL(r.RedirectRoot), Redirect404: safeURL(r.Redirect404)}
 		m[r.Host] = dom
 	}

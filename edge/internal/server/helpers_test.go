@@ -83,7 +83,7 @@ func newEnvOn(t testing.TB, store *pgstore.Store, dsn string, opts ...envOption)
 		t.Fatal(err)
 	}
 	t.Cleanup(links.Close)
-	doms := linkcache.NewDomains()
+	doms := linkcache.NewDomains("kurz.test")
 	pg, err := pages.New()
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,9 @@ func TestResolution(t *testing.T) {
 	e := newEnv(t)
 	e.addDomain("go.brand.test", "https://brand.test/home", "https://brand.test/missing")
 	e.addDomain("plain.brand.test", "", "")
+	// A row naming the default domain with a port (the admin API refuses
+	// it; an old row or a changed base URL) must not capture its visitors.
+	e.addDomain("kurz.test:8443", "https://evil.test/root", "https://evil.test/missing")
 	e.addLink(linkRow{Alias: "dflt", URL: "https://example.com/default"})
 	e.addLink(linkRow{Host: "go.brand.test", Alias: "dflt", URL: "https://example.com/branded"})
 	tests := []struct {
@@ -54,6 +57,8 @@ func TestResolution(t *testing.T) {
 		{"branded root -> redirectroot", "go.brand.test", "/", 302, "https://brand.test/home", ""},
 		{"branded root without redirectroot -> landing", "plain.brand.test", "/", 200, "", "plain.brand.test"},
 		{"default root -> landing", "kurz.test", "/", 200, "", "<html"},
+		{"default domain with a port -> still the default domain", "kurz.test:8443", "/dflt", 302, "https://example.com/default", ""},
+		{"default domain trailing dot -> still the default domain", "KURZ.test.", "/dflt", 302, "https://example.com/default", ""},
 		{"branded unknown alias -> redirect404", "go.brand.test", "/nope", 302, "https://brand.test/missing", ""},
 		{"branded unknown alias without redirect404 -> 404", "plain.brand.test", "/nope", 404, "", "<html"},
 		{"default unknown alias -> 404 page", "kurz.test", "/nope", 404, "", "<html"},
