@@ -9,8 +9,10 @@ package linkcache
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
+	"time"
 
 	"kurz/shared/link"
 	"kurz/shared/pgstore"
@@ -95,6 +97,30 @@ func (l *Link) Missing() bool { return l.missing }
 // ExpiredAt reports whether the link has expired at unixNano.
 func (l *Link) ExpiredAt(unixNano int64) bool { return l.ExpiresAt != 0 && unixNano >= l.ExpiresAt }
 
+// Bounds of time.Time.UnixNano: outside them it overflows.
+var (
+	maxNanoTime = time.Unix(0, math.MaxInt64)
+	minNanoTime = time.Unix(0, math.MinInt64)
+)
+
+// expiryNanos is an expiry in unix nanoseconds (ExpiresAt). Dates after
+// 2262-04-11 overflow UnixNano, and "never" dates such as 9999-12-31 are
+// common: they become the largest instant, which no request reaches.
+// Dates before 1678 become the smallest; 0 (the epoch) would read as
+// "never", so it moves one nanosecond earlier.
+func expiryNanos(t time.Time) int64 {
+	switch {
+	case t.After(maxNanoTime):
+		return math.MaxInt64
+	case t.Before(minNanoTime):
+		return math.MinInt64
+	}
+	if n := t.UnixNano(); n != 0 {
+		return n
+	}
+	return -1
+}
+
 func missing(host, alias string) (*Link, int64) {
 	l := &Link{Extra: noExtra, missing: true}
 	l.setStrings(host, alias, host+alias)
@@ -157,7 +183,7 @@ func compileInto(l *Link, in *pgstore.EdgeLink, sl *slab) (int64, error) {
 		l.Type = TypeOverlay
 	}
 	if in.ExpiresAt != nil {
-		l.ExpiresAt = in.ExpiresAt.UnixNano()
+		l.ExpiresAt = expiryNanos(*in.ExpiresAt)
 	}
 	spec := target.Spec{
 		Geo:          rules(in.Geo, in.Parameters, sl),

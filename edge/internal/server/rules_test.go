@@ -85,14 +85,18 @@ func TestExpired(t *testing.T) {
 	e := newEnv(t)
 	e.addDomain("go.brand.test", "", "https://brand.test/gone")
 	past, future := time.Now().Add(-time.Minute), time.Now().Add(time.Hour)
+	// A common "never": past 2262, where UnixNano overflows.
+	never := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 	e.addLink(linkRow{Alias: "old", URL: "https://example.com/", Expires: &past})
 	e.addLink(linkRow{Alias: "fresh", URL: "https://example.com/fresh", Expires: &future})
+	e.addLink(linkRow{Alias: "far", URL: "https://example.com/far", Expires: &never})
 	e.addLink(linkRow{Host: "go.brand.test", Alias: "old", URL: "https://example.com/", Expires: &past})
 	expect(t, e.do(req{path: "/old"}), 410, "")
 	expect(t, e.do(req{path: "/fresh"}), 302, "https://example.com/fresh")
+	expect(t, e.do(req{path: "/far"}), 302, "https://example.com/far")
 	expect(t, e.do(req{host: "go.brand.test", path: "/old"}), 302, "https://brand.test/gone")
-	if n := len(e.rec.all()); n != 1 {
-		t.Fatalf("%d clicks pushed, want 1 (expired visits are not clicks)", n)
+	if n := len(e.rec.all()); n != 2 {
+		t.Fatalf("%d clicks pushed, want 2 (expired visits are not clicks)", n)
 	}
 }
 
