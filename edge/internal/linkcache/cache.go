@@ -51,6 +51,9 @@ type Cache struct {
 	// warmRowHook, when set (tests only), sees each warm-up row as it
 	// arrives: it lets a test land an invalidation mid-stream.
 	warmRowHook func(*pgstore.EdgeLink)
+	// loadSetHook, when set (tests), runs in a miss's load between its
+	// generation check and its Set.
+	loadSetHook func()
 }
 
 const stripes = 256
@@ -162,10 +165,20 @@ func (c *Cache) load(ctx context.Context, host, alias string) (*Link, error) {
 	if c.global.Load() != g0 || c.gens[key%stripes].Load() != s0 {
 		return l, nil // invalidated meanwhile: serve, but do not cache
 	}
+	if c.loadSetHook != nil {
+		c.loadSetHook()
+	}
 	if l.missing {
 		c.links.SetWithTTL(key, l, cost, c.cfg.NegativeTTL)
 	} else {
 		c.links.Set(key, l, cost)
+	}
+	// An invalidation or Clear that bumped a generation after the check
+	// above may have run its Del before this Set, which ristretto applies
+	// later: the stale row would stay cached. Undo the Set; this Del is
+	// queued behind it and wins (as in Warm).
+	if c.global.Load() != g0 || c.gens[key%stripes].Load() != s0 {
+		c.links.Del(key)
 	}
 	return l, nil
 }

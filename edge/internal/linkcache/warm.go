@@ -150,6 +150,10 @@ func (w *warmer) compile(rows []*pgstore.EdgeLink) {
 		}
 		key := Key(l.Host(), []byte(l.Alias()))
 		stripe := &c.gens[key%stripes]
+		if c.global.Load() != w.g0 {
+			w.cleared.Store(true) // a Clear since the snapshot: this row may be gone
+			return
+		}
 		if stripe.Load() != w.s0[key%stripes] {
 			w.skipped.Add(1) // changed since the snapshot: the next visit loads it
 			continue
@@ -158,16 +162,17 @@ func (w *warmer) compile(rows []*pgstore.EdgeLink) {
 			w.skipped.Add(1)
 			continue
 		}
-		// An invalidation that bumped the generation after the check above
-		// may have run its Del before this Set: undo the Set.
+		// An invalidation or Clear that bumped a generation after the checks
+		// above may have run its Del before this Set: undo the Set.
+		if c.global.Load() != w.g0 {
+			c.links.Del(key)
+			w.cleared.Store(true)
+			return
+		}
 		if stripe.Load() != w.s0[key%stripes] {
 			c.links.Del(key)
 			w.skipped.Add(1)
 			continue
-		}
-		if c.global.Load() != w.g0 {
-			w.cleared.Store(true)
-			return
 		}
 		w.links.Add(1)
 		w.bytes.Add(cost)

@@ -226,3 +226,29 @@ func TestWarmCompilesLikeALoad(t *testing.T) {
 		}
 	}
 }
+
+// A change notified between a miss's generation check and its Set must
+// win: ristretto applies the Set after the invalidation's Del, so without
+// the load's second check the stale row would stay cached.
+func TestLoadInvalidationWins(t *testing.T) {
+	c, store := newTestCache(t, 1)
+	c.loadSetHook = func() {
+		if _, err := store.Pool().Exec(context.Background(),
+			`UPDATE links SET long_url = 'https://example.com/new' WHERE alias = 'w0'`); err != nil {
+			t.Error(err)
+		}
+		c.Invalidate("", "w0")
+	}
+	if _, err := c.Load(context.Background(), "", "w0"); err != nil {
+		t.Fatal(err)
+	}
+	c.loadSetHook = nil
+	c.Wait()
+	if l, ok := c.Get("", []byte("w0")); ok {
+		t.Fatalf("w0 cached with the row read before the change: %q", l.Dest())
+	}
+	l, err := c.Load(context.Background(), "", "w0")
+	if err != nil || l.Dest() != "https://example.com/new" {
+		t.Fatalf("load after the change: %v %v", l, err)
+	}
+}

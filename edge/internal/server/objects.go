@@ -19,8 +19,12 @@ import (
 // (cheaper than ristretto's Clear, so it can follow every link change a
 // campaign might depend on).
 type objectCache[T any] struct {
-	c     *ristretto.Cache[string, *cached[T]]
-	gen   atomic.Uint64
+	c   *ristretto.Cache[string, *cached[T]]
+	gen atomic.Uint64
+	// dels counts Del calls. A load that saw it change does not cache
+	// what it read: ristretto applies a Set after an earlier Del, so a
+	// row read before a change would otherwise stay cached (no TTL).
+	dels  atomic.Uint64
 	group singleflight.Group
 }
 
@@ -47,8 +51,10 @@ func newObjectCache[T any](maxCost int64) (*objectCache[T], error) {
 
 func (o *objectCache[T]) close() { o.c.Close() }
 
-// Del drops key.
+// Del drops key. dels moves first: a load that Set after this Del then
+// sees it moved and deletes again.
 func (o *objectCache[T]) Del(key string) {
+	o.dels.Add(1)
 	o.c.Del(key)
 	o.group.Forget(key)
 }
@@ -64,23 +70,20 @@ func (o *objectCache[T]) get(key string, cost func(T) int64, load func(ctx conte
 		return e.v, e.found, nil
 	}
 	r, err, _ := o.group.Do(key, func() (any, error) {
+		d0 := o.dels.Load()
 		ctx, cancel := context.WithTimeout(context.Background(), objectLoadTimeout)
 		defer cancel()
 		v, err := load(ctx)
 		switch {
 		case errors.Is(err, link.ErrNotFound):
 			e := &cached[T]{gen: g}
-			if o.gen.Load() == g {
-				o.c.SetWithTTL(key, e, 64, objectNegativeTTL)
-			}
+			o.set(key, e, 64, objectNegativeTTL, g, d0)
 			return e, nil
 		case err != nil:
 			return nil, fmt.Errorf("%w: %w", link.ErrUnavailable, err)
 		}
 		e := &cached[T]{gen: g, found: true, v: v}
-		if o.gen.Load() == g {
-			o.c.Set(key, e, 256+cost(v))
-		}
+		o.set(key, e, 256+cost(v), 0, g, d0)
 		return e, nil
 	})
 	if err != nil {
@@ -88,6 +91,19 @@ func (o *objectCache[T]) get(key string, cost func(T) int64, load func(ctx conte
 	}
 	e := r.(*cached[T])
 	return e.v, e.found, nil
+}
+
+// set caches e unless a Bump or a Del happened since the load began (g,
+// d0); a Del that lands between that check and the Set is undone by a
+// second Del, queued behind the Set.
+func (o *objectCache[T]) set(key string, e *cached[T], cost int64, ttl time.Duration, g, d0 uint64) {
+	if o.gen.Load() != g || o.dels.Load() != d0 {
+		return
+	}
+	o.c.SetWithTTL(key, e, cost, ttl)
+	if o.dels.Load() != d0 {
+		o.c.Del(key)
+	}
 }
 
 // imageCache holds rendered QR images by their full rendering key.
