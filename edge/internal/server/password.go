@@ -70,10 +70,12 @@ func (s *Server) passwordForm(ctx *fasthttp.RequestCtx, l *linkcache.Link, retry
 
 // checkPassword handles the form's POST.
 func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
-	ip := s.clientIP(ctx)
-	key := limiterKey{ip: ip, link: l.ID}
+	key := limiterKey{ip: limiterAddr(s.clientIP(ctx)), link: l.ID}
 	now := requestTime(ctx)
-	if wait := s.pwLimiter.blocked(key, now); wait > 0 {
+	// The attempt is counted before the check, so a burst of parallel
+	// guesses cannot all pass while the count is still 0; a right one is
+	// given back.
+	if wait := s.pwLimiter.take(key, now); wait > 0 {
 		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), RetryAfter: int(wait/time.Second) + 1})
 		return
 	}
@@ -83,14 +85,15 @@ func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
 	}
 	ok, busy := s.verify(l.PasswordHash, string(pw))
 	if busy {
+		s.pwLimiter.refund(key, now)
 		s.unavailable(ctx)
 		return
 	}
 	if !ok {
-		s.pwLimiter.fail(key, now)
 		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Wrong: true})
 		return
 	}
+	s.pwLimiter.refund(key, now)
 	exp := now.Add(cookieTTL).Unix()
 	c := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(c)
@@ -152,11 +155,16 @@ func newLimiter(n int, window time.Duration, max int) *limiter {
 	return &limiter{n: n, window: window, max: max, m: make(map[limiterKey]*attempts)}
 }
 
-// blocked returns how long key must wait, 0 when it may try.
-func (l *limiter) blocked(key limiterKey, now time.Time) time.Duration {
+// take counts an attempt of key and returns 0 when it may go ahead, else
+// how long key must wait (nothing is counted then).
+func (l *limiter) take(key limiterKey, now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	a := l.m[key]
+	if a != nil && now.Sub(a.start) >= l.window {
+		delete(l.m, key)
+		a = nil
+	}
 	if a == nil {
 		if len(l.m) >= l.max {
 			l.prune(now)
@@ -164,30 +172,36 @@ func (l *limiter) blocked(key limiterKey, now time.Time) time.Duration {
 				return l.window
 			}
 		}
-		return 0
-	}
-	if now.Sub(a.start) >= l.window {
-		delete(l.m, key)
+		l.m[key] = &attempts{start: now, count: 1}
 		return 0
 	}
 	if a.count >= l.n {
 		return a.start.Add(l.window).Sub(now)
 	}
+	a.count++
 	return 0
 }
 
-func (l *limiter) fail(key limiterKey, now time.Time) {
+// refund gives back an attempt that was right (or never checked).
+func (l *limiter) refund(key limiterKey, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	a := l.m[key]
-	if a == nil || now.Sub(a.start) >= l.window {
-		if a == nil && len(l.m) >= l.max {
-			l.prune(now)
+	if a := l.m[key]; a != nil && now.Sub(a.start) < l.window {
+		if a.count--; a.count <= 0 {
+			delete(l.m, key)
 		}
-		l.m[key] = &attempts{start: now, count: 1}
-		return
 	}
-	a.count++
+}
+
+// limiterAddr is the address attempts are counted by: the client IP, or
+// its /64 for IPv6, which one subscriber usually holds whole (counting per
+// /128 would give them 2^64 fresh budgets).
+func limiterAddr(ip netip.Addr) netip.Addr {
+	if ip.Is6() && !ip.Is4In6() {
+		p, _ := ip.Prefix(64)
+		return p.Addr()
+	}
+	return ip
 }
 
 func (l *limiter) prune(now time.Time) {

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,6 +166,45 @@ func TestPasswordThrottle(t *testing.T) {
 	}
 	// Another client IP is not affected.
 	expect(t, e.do(req{method: "POST", path: "/locked", form: "password=right", peer: "203.0.113.50"}), 303, "/locked")
+	// Right answers are not counted: they never lock their client out.
+	for range 5 {
+		expect(t, e.do(req{method: "POST", path: "/locked", form: "password=right", peer: "203.0.113.51"}), 303, "/locked")
+	}
+	// IPv6 clients are counted by /64: one subscriber's other addresses
+	// share the budget, the next /64 does not.
+	for i := range 3 {
+		expect(t, e.do(req{method: "POST", path: "/locked", form: "password=wrong", peer: "2001:db8:0:7::" + fmtID(int64(i+1))}), 403, "")
+	}
+	expect(t, e.do(req{method: "POST", path: "/locked", form: "password=right", peer: "2001:db8:0:7:ffff::9"}), 429, "")
+	expect(t, e.do(req{method: "POST", path: "/locked", form: "password=right", peer: "2001:db8:0:8::1"}), 303, "/locked")
+}
+
+// Attempts are counted before the password is checked: parallel guesses
+// cannot all pass the limit while their count is still 0.
+func TestLimiterCountsBeforeTheCheck(t *testing.T) {
+	l := newLimiter(5, time.Minute, 100)
+	key := limiterKey{ip: netip.MustParseAddr("192.0.2.1"), link: 1}
+	now := time.Now()
+	var passed atomic.Int64
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			if l.take(key, now) == 0 {
+				passed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := passed.Load(); n != 5 {
+		t.Fatalf("%d of 50 concurrent attempts passed, want 5", n)
+	}
+	l.refund(key, now)
+	if l.take(key, now) != 0 || l.take(key, now) == 0 {
+		t.Fatal("a refunded attempt should free exactly one")
+	}
+	if l.take(key, now.Add(time.Minute)) != 0 {
+		t.Fatal("a new window should allow attempts again")
+	}
 }
 
 func TestSocialPreview(t *testing.T) {
