@@ -66,8 +66,11 @@ func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
 		s.notFoundRoute(ctx)
 		return
 	}
-	if string(ctx.Method()) == fasthttp.MethodPost {
-		methodNotAllowed(ctx)
+	if l.PasswordHash != "" {
+		// The form posts to, and the unlock cookie is scoped to, the
+		// link's own URL: send the visitor there (its rules, and its
+		// click once unlocked, happen on that visit).
+		s.redirect(ctx, s.shortURL(ctx, l))
 		return
 	}
 	s.serveLink(ctx, l, 0)

@@ -42,6 +42,21 @@ func TestRotator(t *testing.T) {
 	expect(t, e.do(req{path: "/r/unknown"}), 404, "")
 }
 
+// A password link picked by a rotator sends the visitor to the link's own
+// URL: its form posts there and its unlock cookie is scoped to it.
+func TestRotatorPasswordLink(t *testing.T) {
+	e := newEnv(t)
+	camp := e.id(`INSERT INTO campaigns (user_id, name, slug, public) VALUES ($1, 'Locked', 'locked', true) RETURNING id`, e.user)
+	e.addLink(linkRow{Alias: "secret", URL: "https://example.com/secret", Password: "right", CampaignID: &camp})
+	r := e.do(req{path: "/r/locked?utm_source=x"})
+	expect(t, r, 302, testBase+"/secret?utm_source=x")
+	if n := len(e.rec.all()); n != 0 {
+		t.Fatalf("%d clicks pushed before the password was given", n)
+	}
+	r = e.do(req{method: "POST", path: "/secret", form: "password=right"})
+	expect(t, r, 303, "/secret")
+}
+
 func TestCampaignList(t *testing.T) {
 	e := newEnv(t)
 	pub := e.id(`INSERT INTO campaigns (user_id, name, slug, public) VALUES ($1, 'Launch <b>week</b>', 'launch', true) RETURNING id`, e.user)
