@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"net"
 	"time"
 
@@ -73,6 +74,12 @@ func mapErr(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return fmt.Errorf("%w: %s", link.ErrConflict, pgErr.ConstraintName)
+	}
+	// 22021 invalid byte sequence (NUL in text), 22P05 untranslatable
+	// character (NUL in jsonb), 22P02 with a Unicode escape jsonb refuses.
+	if errors.As(err, &pgErr) && (pgErr.Code == "22021" || pgErr.Code == "22P05" ||
+		pgErr.Code == "22P02" && strings.Contains(pgErr.Message, "Unicode")) {
+		return fmt.Errorf("%w: %s", link.ErrUnstorable, pgErr.Message)
 	}
 	if isUnavailable(err) {
 		return fmt.Errorf("%w: %v", link.ErrUnavailable, err)

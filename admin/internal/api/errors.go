@@ -48,6 +48,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		apiErr = NotFound("record")
 	case errors.Is(err, link.ErrConflict):
 		apiErr = Conflict("a record with this value already exists")
+	case errors.Is(err, link.ErrUnstorable):
+		apiErr = &Error{Status: http.StatusBadRequest, Message: "request " + link.ErrUnstorable.Error()}
 	case errors.Is(err, link.ErrUnavailable):
 		log.Warn("store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		apiErr = &Error{Status: http.StatusServiceUnavailable, Message: "service temporarily unavailable, try again shortly"}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/color"
 	"net/http"
 	"net/url"
@@ -176,11 +177,32 @@ func qrData(typ string, raw json.RawMessage) (qrcode.Content, json.RawMessage, e
 			return c, nil, BadRequest("data", err.Error())
 		}
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil { // unreachable: Decode checked the JSON
-		return c, nil, BadRequest("data", "must be valid JSON")
+	stored, err := storedJSON(raw)
+	if err != nil {
+		return c, nil, err
 	}
-	return c, buf.Bytes(), nil
+	return c, stored, nil
+}
+
+// storedJSON is raw re-encoded from its decoded value, as the data column
+// keeps it. Not the client's bytes: PostgreSQL's jsonb refuses escapes
+// that Go's decoder accepts (a lone surrogate such as \ud800 decodes to
+// U+FFFD here and is an error there). NUL, which jsonb cannot hold either,
+// never gets here: qrcode.BuildContent refuses control characters.
+func storedJSON(raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil { // unreachable: Decode checked the JSON
+		return nil, BadRequest("data", "must be valid JSON")
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode qr data: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // qrName checks a QR code's name: 1–100 characters of plain text.

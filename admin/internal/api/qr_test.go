@@ -348,8 +348,22 @@ func TestQRAddValidation(t *testing.T) {
 			e.do("POST", "/api/qr/add", key, tt.body).wantStatus(t, http.StatusBadRequest).wantMessage(t, tt.want)
 		})
 	}
+	// Escapes Go's decoder takes but PostgreSQL's jsonb refuses: a NUL is
+	// a 400 naming the field, never a 500.
+	for raw, msg := range map[string]string{
+		`{"type":"text","data":"a\u0000b"}`:            "data: must not contain control characters",
+		`{"type":"wifi","data":{"ssid":"home\u0000"}}`: "data.ssid: must not contain control characters",
+	} {
+		e.do("POST", "/api/qr/add", key, raw).wantStatus(t, http.StatusBadRequest).wantMessage(t, msg)
+	}
 	if n := e.qrCount(t); n != 0 {
 		t.Errorf("%d qr codes written by refused requests", n)
+	}
+	// A lone surrogate escape decodes to U+FFFD, as everywhere in the API,
+	// and is stored so (jsonb refuses the escape itself).
+	r := e.do("POST", "/api/qr/add", key, `{"type":"text","data":"\ud800 hi"}`).wantStatus(t, http.StatusOK)
+	if q := e.qrStored(t, wantID(t, r)); q.content != "\ufffd hi" {
+		t.Errorf("stored content %q, want U+FFFD and the rest", q.content)
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the loopback server saw %d requests; a refused address must never see a packet", n)
