@@ -7,8 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
