@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"kurz/shared/link"
@@ -85,10 +86,8 @@ func checkRedirects(host string, in *domainIn) error {
 		if err != nil {
 			return err
 		}
-		if v != "" && link.HostMatches(v, host) {
-			if _, h, err := link.ParseDomain(v); err == nil && h == host {
-				return BadRequest("redirectroot", "must not point at the domain's own root (a redirect loop)")
-			}
+		if v != "" && link.HostMatches(v, host) && isRootPath(v) {
+			return BadRequest("redirectroot", "must not point at the domain's own root (a redirect loop)")
 		}
 		in.RedirectRoot = &v
 	}
@@ -97,9 +96,20 @@ func checkRedirects(host string, in *domainIn) error {
 		if err != nil {
 			return err
 		}
+		// Any URL on the domain itself loops once its alias is missing.
+		if v != "" && link.HostMatches(v, host) {
+			return BadRequest("redirect404", "must not point at the domain itself (a redirect loop)")
+		}
 		in.Redirect404 = &v
 	}
 	return nil
+}
+
+// isRootPath reports whether a valid URL's path is the root, whatever its
+// query or fragment.
+func isRootPath(valid string) bool {
+	u, err := url.Parse(valid)
+	return err == nil && (u.Path == "" || u.Path == "/")
 }
 
 func (s *Server) addDomain(w http.ResponseWriter, r *http.Request, u *link.User) error {

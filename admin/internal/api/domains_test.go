@@ -101,6 +101,8 @@ func TestDomainAdd(t *testing.T) {
 		{"bad redirectroot", map[string]any{"domain": "https://y.example.com", "redirectroot": "javascript:alert(1)"}, 400, "redirectroot: must be an absolute http or https URL", "", ""},
 		{"bad redirect404", map[string]any{"domain": "https://y.example.com", "redirect404": "ftp://x"}, 400, "redirect404:", "", ""},
 		{"root loop", map[string]any{"domain": "https://y.example.com", "redirectroot": "https://Y.example.com/"}, 400, "redirectroot: must not point at the domain's own root", "", ""},
+		{"root loop with query", map[string]any{"domain": "https://y.example.com", "redirectroot": "https://y.example.com/?from=root"}, 400, "redirectroot: must not point at the domain's own root", "", ""},
+		{"404 loop", map[string]any{"domain": "https://y.example.com", "redirect404": "https://y.example.com./missing"}, 400, "redirect404: must not point at the domain itself", "", ""},
 		{"wrong type", map[string]any{"domain": 5}, 400, "domain: must be a string", "", ""},
 		{"duplicate", map[string]any{"domain": "https://go.example.com"}, 409, "domain: already registered", "", ""},
 		{"duplicate other scheme", map[string]any{"domain": "http://GO.example.com"}, 409, "domain: already registered", "", ""},
