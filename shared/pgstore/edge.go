@@ -159,6 +159,40 @@ func (s *Store) EdgeLinkKey(ctx context.Context, id int64) (host, alias string, 
 	return host, alias, nil
 }
 
+// linksUsing holds, per table whose rows links embed, the query for the
+// keys of the links using one row (by id).
+var linksUsing = map[string]string{
+	"pixels":       `SELECT l.host, l.alias FROM link_pixels lp JOIN links l ON l.id = lp.link_id WHERE lp.pixel_id = $1`,
+	"overlays":     `SELECT host, alias FROM links WHERE overlay_id = $1`,
+	"splash_pages": `SELECT host, alias FROM links WHERE splash_id = $1`,
+	"domains":      `SELECT host, alias FROM links WHERE domain_id = $1`,
+}
+
+// EdgeLinkKeysUsing calls fn with the (host, alias) of every link that uses
+// row id of table (pixels, overlays, splash_pages or domains), streaming.
+func (s *Store) EdgeLinkKeysUsing(ctx context.Context, table string, id int64, fn func(host, alias string)) error {
+	q, ok := linksUsing[table]
+	if !ok {
+		return fmt.Errorf("edge links using %s %d: not a table links embed", table, id)
+	}
+	rows, err := s.pool.Query(ctx, q, id)
+	if err != nil {
+		return fmt.Errorf("edge links using %s %d: %w", table, id, mapErr(err))
+	}
+	defer rows.Close()
+	var host, alias string
+	for rows.Next() {
+		if err := rows.Scan(&host, &alias); err != nil {
+			return fmt.Errorf("edge links using %s %d: scan: %w", table, id, err)
+		}
+		fn(host, alias)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("edge links using %s %d: %w", table, id, mapErr(err))
+	}
+	return nil
+}
+
 // EdgeLinksRecent streams up to limit links, most recently updated first,
 // to fn in one query (rows are decoded as they arrive, so memory stays
 // flat). fn returning false stops the stream early without an error. The

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -48,6 +49,16 @@ func (e *env) eventually(t *testing.T, host, path string, status int, want strin
 	})
 }
 
+// eventuallyBody asserts that /path answers 200 with want in its body
+// within 1 s.
+func (e *env) eventuallyBody(t *testing.T, path, want string) {
+	t.Helper()
+	waitFor(t, time.Second, path+" shows "+want, func() bool {
+		r := e.do(req{path: path})
+		return r.StatusCode() == 200 && strings.Contains(string(r.Body()), want)
+	})
+}
+
 func TestInvalidation(t *testing.T) {
 	e := newEnv(t)
 	startListener(t, e)
@@ -77,6 +88,31 @@ func TestInvalidation(t *testing.T) {
 		e.eventually(t, "new.brand.test", "/unknown", 302, "https://brand.test/404")
 		e.exec(`UPDATE domains SET redirect_404 = 'https://brand.test/other' WHERE host = 'new.brand.test'`)
 		e.eventually(t, "new.brand.test", "/unknown", 302, "https://brand.test/other")
+	})
+	t.Run("pixel and overlay edits drop only the links using them", func(t *testing.T) {
+		px := e.id(`INSERT INTO pixels (user_id, type, name, tag) VALUES ($1, 'socialnetworkpixel', 'fb', 'TAG-ONE') RETURNING id`, e.user)
+		ov := e.id(`INSERT INTO overlays (user_id, name, message) VALUES ($1, 'o', 'MSG-ONE') RETURNING id`, e.user)
+		withPx := e.addLink(linkRow{Alias: "withpx", URL: "https://example.com/px"})
+		e.exec(`INSERT INTO link_pixels (link_id, pixel_id) VALUES ($1, $2)`, withPx, px)
+		e.addLink(linkRow{Alias: "withov", URL: "https://example.com/ov", Type: "overlay", OverlayID: &ov})
+		e.addLink(linkRow{Alias: "bystander", URL: "https://example.com/by"})
+		e.eventuallyBody(t, "/withpx", "TAG-ONE")
+		e.eventuallyBody(t, "/withov", "MSG-ONE")
+		expect(t, e.do(req{path: "/bystander"}), 302, "https://example.com/by")
+		e.links.Wait()
+		cached := func() bool { _, ok := e.links.Get("", []byte("bystander")); return ok }
+		if !cached() {
+			t.Fatal("bystander not cached")
+		}
+		// New rows touch no cached link.
+		e.exec(`INSERT INTO pixels (user_id, type, name, tag) VALUES ($1, 'analyticspixel', 'ga', 'G-NEW')`, e.user)
+		e.exec(`UPDATE pixels SET tag = 'TAG-TWO' WHERE id = $1`, px)
+		e.exec(`UPDATE overlays SET message = 'MSG-TWO' WHERE id = $1`, ov)
+		e.eventuallyBody(t, "/withpx", "TAG-TWO")
+		e.eventuallyBody(t, "/withov", "MSG-TWO")
+		if !cached() {
+			t.Fatal("an edit of a pixel or overlay the link does not use dropped it from the cache")
+		}
 	})
 	t.Run("targeting change", func(t *testing.T) {
 		e.exec(`UPDATE links SET device_targets = '[{"device":"linux","link":"https://example.com/linux"}]' WHERE id = $1`, id)
