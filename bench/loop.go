@@ -261,7 +261,7 @@ func (l *eventLoop) connect(c *loopConn, now time.Time) {
 func (l *eventLoop) write(c *loopConn, now time.Time) {
 	req := c.w.buf
 	for c.written < len(req) {
-		n, err := unix.Write(c.fd, req[c.written:])
+		n, err := rawWrite(c.fd, req[c.written:])
 		if errors.Is(err, unix.EAGAIN) {
 			c.state = stWriting
 			l.wantWritable(c, true, now)
@@ -327,7 +327,7 @@ func (l *eventLoop) read(c *loopConn, now time.Time) {
 		l.fail(c, errTooLarge, now)
 		return
 	}
-	m, err := unix.Read(c.fd, c.buf[c.n:])
+	m, err := rawRead(c.fd, c.buf[c.n:])
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return
