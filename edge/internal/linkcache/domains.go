@@ -3,7 +3,6 @@ package linkcache
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"kurz/shared/link"
@@ -55,7 +54,7 @@ func (d *Domains) Reload(ctx context.Context, store *pgstore.Store) error {
 	// Also index by name without port ("port ignored"), unless a stored
 	// host already claims that exact key.
 	for _, dom := range m {
-		if name := stripPort(dom.Host); name != dom.Host {
+		if name := link.HostName(dom.Host); name != dom.Host {
 			if _, taken := m[name]; !taken {
 				m[name] = dom
 			}
@@ -119,11 +118,4 @@ func portIndex(h []byte) int {
 		}
 	}
 	return -1
-}
-
-func stripPort(h string) string {
-	if i := portIndex([]byte(h)); i >= 0 {
-		return h[:i]
-	}
-	return strings.TrimSuffix(h, ".")
 }
