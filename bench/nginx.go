@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -57,11 +56,9 @@ type nginxServer struct {
 // loopback port (installing nginx-light with apt when nginx is missing and
 // we are root).
 func startNginx(ctx context.Context, bin string) (*nginxServer, error) {
-	path, err := exec.LookPath(bin)
+	path, err := lookOrInstall(ctx, bin, "nginx-light", "/usr/sbin/nginx")
 	if err != nil {
-		if path, err = installNginx(ctx); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	port, err := freePort()
 	if err != nil {
@@ -99,23 +96,4 @@ func (n *nginxServer) pid() int { return n.cmd.Process.Pid }
 func (n *nginxServer) stop() {
 	stopChild(n.cmd, syscall.SIGQUIT)
 	os.RemoveAll(n.dir)
-}
-
-func installNginx(ctx context.Context) (string, error) {
-	if os.Geteuid() != 0 {
-		return "", errors.New("nginx is not installed: apt-get install nginx-light (needs root), or pass --nginx PATH")
-	}
-	for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends", "nginx-light"}} {
-		cmd := exec.CommandContext(ctx, "apt-get", args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("apt-get %v: %w: %s", args, err, out)
-		}
-	}
-	for _, p := range []string{"/usr/sbin/nginx", "nginx"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path, nil
-		}
-	}
-	return "", errors.New("nginx-light installed but no nginx binary found")
 }

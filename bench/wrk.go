@@ -46,8 +46,12 @@ func parseWrk(out string) (float64, float64, error) {
 	return rate, p99, nil
 }
 
-// runWrk runs wrk -t threads -c conns -d secs --latency against url.
+// runWrk runs wrk (installed with apt when missing) -t threads -c conns -d secs --latency against url.
 func runWrk(ctx context.Context, bin, url string, threads, conns int, d time.Duration) (*wrkResult, error) {
+	bin, err := lookOrInstall(ctx, bin, "wrk")
+	if err != nil {
+		return nil, err
+	}
 	secs := max(int(d.Round(time.Second)/time.Second), 1)
 	cmd := exec.CommandContext(ctx, bin, "-t"+strconv.Itoa(threads), "-c"+strconv.Itoa(conns), "-d"+strconv.Itoa(secs)+"s", "--latency", url)
 	out, err := cmd.CombinedOutput()
