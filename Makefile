@@ -2,7 +2,7 @@
 # against real PostgreSQL and ClickHouse started for it.
 GO ?= go
 
-.PHONY: build run test bench clean stack-down
+.PHONY: build run test bench gobench clean stack-down
 
 build:
 	$(GO) build -o bin/edge ./edge
@@ -17,6 +17,10 @@ test:
 
 bench:
 	deploy/local/bench.sh
+
+# The edge's Go benchmarks (go test -bench) against the test servers.
+gobench:
+	deploy/local/test.sh gobench
 
 # Stop servers a killed `make run`/`make test` may have left behind.
 stack-down:

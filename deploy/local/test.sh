@@ -2,7 +2,12 @@
 # `make test`: start project-local PostgreSQL and ClickHouse (own data dir
 # and ports, never those of `make run`), then vet and run every test against
 # them. A server that cannot start is a failure, never a skip.
+#
+# `test.sh gobench` (`make gobench`) runs the edge's Go benchmarks against
+# the same servers instead: the cache-hit benchmarks use a real pipeline
+# into ClickHouse. BENCH (regexp, default .) and BENCHTIME (default 1s).
 set -euo pipefail
+mode=${1:-test}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 dir=$root/.run/test
@@ -22,6 +27,11 @@ fi
 stop() { [ "$started" = 1 ] && "$stack" down "$dir" || true; }
 trap stop EXIT
 
+if [ "$mode" = gobench ]; then
+	echo "== go test -bench ${BENCH:-.} ./edge/..."
+	go test -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-1s}" ./edge/...
+	exit
+fi
 echo "== go vet"
 go vet ./...
 echo "== go test"
