@@ -180,3 +180,44 @@ func TestLatestOpenLoopNamesNginxAtTheSameRate(t *testing.T) {
 		}
 	}
 }
+
+// The throughput row explains the ratio by what one request costs the
+// whole machine in each run (testdata: kurz 15.2 busy CPU-s for 495,559
+// requests, nginx 16.9 for 1,023,564).
+func TestLatestThroughputNoteHasMachineBudget(t *testing.T) {
+	md, err := buildLatest("testdata/results", "", "", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := targetRows(t, md)
+	note := rows[1][5]
+	for _, want := range []string{
+		"kurz 30.7 µs (server 12.5, load generator 11.6, ClickHouse 4.8, rest 1.8)",
+		"nginx 16.5 µs (server 7.8, load generator 8.4, rest 0.3)",
+		"machine busy 95% vs 84%",
+		"cap kurz at 0.54× nginx's throughput",
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("throughput note %q lacks %q", note, want)
+		}
+	}
+	// Without machine numbers (older JSON) the note is the plain verdict.
+	var closed runFile
+	if err := readJSON("testdata/results/closed.json", &closed); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range closed.Runs {
+		r.Machine = nil
+	}
+	dir := t.TempDir()
+	if err := writeJSON(filepath.Join(dir, "closed.json"), &closed); err != nil {
+		t.Fatal(err)
+	}
+	md, err = buildLatest(dir, "", "", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := targetRows(t, md)[1][5]; note != "missed by 31%" {
+		t.Errorf("note without machine numbers = %q", note)
+	}
+}

@@ -64,6 +64,7 @@ type runReport struct {
 	Server         *procUsage       `json:"server,omitempty"`
 	ReqPerCPUSec   float64          `json:"req_per_server_cpu_second,omitempty"`
 	Client         *procUsage       `json:"client,omitempty"`
+	Machine        *machineUsage    `json:"machine,omitempty"`
 	Clicks         *clickCheck      `json:"clicks,omitempty"`
 }
 
@@ -135,6 +136,13 @@ func (r *runReport) writeTable(w io.Writer) {
 	}
 	if c := r.Client; c != nil {
 		fmt.Fprintf(w, "  bench itself %.2f CPU-s\n", c.CPUSeconds)
+	}
+	if m := r.Machine; m != nil {
+		fmt.Fprintf(w, "  machine      %.2f CPU-s busy (%.0f%%) = %.1f µs of machine CPU per request", m.BusyCPUSeconds, 100*m.busyShare(), m.CPUMicrosPerRequest)
+		if c := m.ClickHouse; c != nil {
+			fmt.Fprintf(w, "; ClickHouse %.2f CPU-s", c.CPUSeconds)
+		}
+		fmt.Fprintln(w)
 	}
 	if c := r.Clicks; c != nil {
 		verdict := "OK"

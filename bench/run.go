@@ -29,6 +29,7 @@ type runOptions struct {
 	procs        int
 	jsonOut      string
 	clickhouse   string
+	chPID        int
 	flushWait    time.Duration
 	quiet        time.Duration
 	compareNginx bool
@@ -70,6 +71,7 @@ func (o *runOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.procs, "procs", 1, "GOMAXPROCS of the load generator (wrk -t1 uses one core)")
 	fs.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&o.clickhouse, "clickhouse", "", "ClickHouse DSN: run the zero-loss check (e.g. clickhouse://127.0.0.1:9000/default)")
+	fs.IntVar(&o.chPID, "clickhouse-pid", 0, "ClickHouse server's pid: its CPU time during kurz's runs (the click ingest the target causes) goes into the machine line")
 	fs.DurationVar(&o.flushWait, "flush-wait", 30*time.Second, "zero-loss check: longest wait for the click pipeline to flush")
 	fs.DurationVar(&o.quiet, "quiet", 3*time.Second, "zero-loss check: the count must stay unchanged this long")
 	fs.BoolVar(&o.compareNginx, "compare-nginx", false, "run the same load against a private nginx 'return 302' and print kurz/nginx ratios")
@@ -208,9 +210,23 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 	if err != nil {
 		return nil, err
 	}
+	// Only kurz's own runs (the --pid target) make ClickHouse ingest.
+	var chSrv *procSampler
+	if o.chPID > 0 && pid == o.pid {
+		if chSrv, err = startSampler(o.chPID); err != nil {
+			return nil, fmt.Errorf("clickhouse pid: %w", err)
+		}
+	}
+	mBefore, mErr := readMachineCPU()
 	profDone := prof.start(ctx)
 	res, err := runLoad(ctx, cfg)
+	mAfter, mErr2 := readMachineCPU()
 	cli, _ := self.stop()
+	var chUse procUsage
+	var chErr error
+	if chSrv != nil {
+		chUse, chErr = chSrv.stop()
+	}
 	if perr := <-profDone; perr != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v (the run goes on without a profile)\n", perr)
 	}
@@ -224,6 +240,12 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 	}
 	r := newRunReport(name, target, cfg, res)
 	r.Client = &cli
+	if mErr == nil && mErr2 == nil {
+		r.Machine = newMachineUsage(mBefore, mAfter, res.Completed)
+		if chSrv != nil && chErr == nil {
+			r.Machine.ClickHouse = &chUse
+		}
+	}
 	if srv != nil {
 		if serr != nil {
 			return nil, serr

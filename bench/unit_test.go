@@ -279,3 +279,31 @@ func TestParseMix(t *testing.T) {
 		t.Errorf("got %v, %v", m, err)
 	}
 }
+
+func TestParseMachineStat(t *testing.T) {
+	b, err := os.ReadFile("testdata/proc_stat_machine.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseMachineStat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// user 70181 + nice 0 + system 32751 + irq 0 + softirq 8412 + steal 477;
+	// idle 126268 + iowait 835.
+	if m.Busy != 111821 || m.Idle != 127103 {
+		t.Fatalf("got %+v, want busy 111821 idle 127103", m)
+	}
+	u := newMachineUsage(machineCPU{Busy: 100, Idle: 100}, machineCPU{Busy: 1600, Idle: 600}, 500_000)
+	if u.BusyCPUSeconds != 15 || u.IdleCPUSeconds != 5 || u.CPUMicrosPerRequest != 30 || u.busyShare() != 0.75 {
+		t.Fatalf("usage %+v share %v", u, u.busyShare())
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7 8", "cpu  1 2 3", "cpu  1 2 x 4 5 6 7 8"} {
+		if _, err := parseMachineStat([]byte(bad)); err == nil {
+			t.Errorf("parseMachineStat(%q) = nil error", bad)
+		}
+	}
+	if _, err := readMachineCPU(); err != nil {
+		t.Fatalf("this machine's /proc/stat: %v", err)
+	}
+}
