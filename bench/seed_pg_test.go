@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
@@ -32,21 +29,14 @@ func TestSeedPGNotices(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			listener, err := pgx.Connect(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer listener.Close(context.WithoutCancel(ctx))
-			if _, err := listener.Exec(ctx, "LISTEN kurz_changes"); err != nil {
-				t.Fatal(err)
-			}
+			listener := pgtest.Listen(ctx, t, dsn)
 			m := mix{500, 200, 300, 0, 0} // direct, targeted, pixel
 			entries := plan(40, m, nil, 0, 1)
 			c := &seedConfig{databaseURL: dsn, userID: u.ID, noNotify: tt.noNotify}
 			if err := seedPG(ctx, c, entries); err != nil {
 				t.Fatal(err)
 			}
-			if got := countNotices(ctx, t, listener, "links"); got != tt.want {
+			if got := pgtest.Notices(ctx, t, listener)["links"]; got != tt.want {
 				t.Errorf("link notices during the seed = %d, want %d", got, tt.want)
 			}
 			var disabled int
@@ -60,36 +50,9 @@ func TestSeedPGNotices(t *testing.T) {
 			if _, err := listener.Exec(ctx, "UPDATE links SET long_url = 'https://example.com/changed' WHERE id = (SELECT min(id) FROM links)"); err != nil {
 				t.Fatal(err)
 			}
-			if got := countNotices(ctx, t, listener, "links"); got != 1 {
+			if got := pgtest.Notices(ctx, t, listener)["links"]; got != 1 {
 				t.Errorf("notices for an update after the seed = %d, want 1", got)
 			}
 		})
-	}
-}
-
-// countNotices counts the notices on conn's channel about table until none
-// arrives for half a second.
-func countNotices(ctx context.Context, t *testing.T, conn *pgx.Conn, table string) int {
-	t.Helper()
-	n := 0
-	for {
-		wctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		note, err := conn.WaitForNotification(wctx)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				t.Fatal(ctx.Err())
-			}
-			return n
-		}
-		var p struct {
-			T string `json:"t"`
-		}
-		if err := json.Unmarshal([]byte(note.Payload), &p); err != nil {
-			t.Fatalf("notice %q: %v", note.Payload, err)
-		}
-		if p.T == table {
-			n++
-		}
 	}
 }

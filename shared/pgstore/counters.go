@@ -3,14 +3,18 @@ package pgstore
 import (
 	"context"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Counter roll-up: the admin copies each link's and QR code's human click
 // count from ClickHouse into links.clicks and qr_codes.scans, so list pages
 // and order=click are plain indexed PostgreSQL reads. The values written
 // are absolute totals, which makes every write idempotent and lets several
-// admin processes roll up at once. The kurz_changes trigger ignores updates
-// that change only these columns, so the roll-up sends no notifications.
+// admin processes roll up at once. The roll-up sends no change notices: its
+// transactions are marked so that the kurz_changes triggers skip them
+// (migration 0023), and the trigger function also ignores any other update
+// that changes only these columns.
 
 // CounterBatch bounds the ids of one UPDATE statement.
 const CounterBatch = 5000
@@ -45,11 +49,28 @@ func (s *Store) setCounters(ctx context.Context, what, sql string, ids, counts [
 	var changed int64
 	for start := 0; start < len(ids); start += CounterBatch {
 		end := min(start+CounterBatch, len(ids))
-		tag, err := s.pool.Exec(ctx, sql, ids[start:end], counts[start:end], exact)
+		n, err := s.setCounterBatch(ctx, sql, ids[start:end], counts[start:end], exact)
 		if err != nil {
 			return changed, fmt.Errorf("set %s: %w", what, mapErr(err))
 		}
-		changed += tag.RowsAffected()
+		changed += n
 	}
 	return changed, nil
+}
+
+// setCounterBatch runs one counter UPDATE in a transaction marked
+// kurz.counters_only, which the change-notice triggers skip without
+// looking at the rows (migration 0023). The mark ends with the
+// transaction, so it never leaks to other statements on the connection.
+func (s *Store) setCounterBatch(ctx context.Context, sql string, ids, counts []int64, exact bool) (int64, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT set_config('kurz.counters_only', 'on', true)"); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, sql, ids, counts, exact)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -208,4 +209,44 @@ func createFrom(ctx context.Context, admin, name, tmpl string) error {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	return nil
+}
+
+// Notices counts the change notices (channel kurz_changes, which conn must
+// LISTEN on) per table until none arrives for half a second.
+func Notices(ctx context.Context, t testing.TB, conn *pgx.Conn) map[string]int {
+	t.Helper()
+	got := map[string]int{}
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		note, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				t.Fatal(ctx.Err())
+			}
+			return got
+		}
+		var p struct {
+			T string `json:"t"`
+		}
+		if err := json.Unmarshal([]byte(note.Payload), &p); err != nil {
+			t.Fatalf("notice %q: %v", note.Payload, err)
+		}
+		got[p.T]++
+	}
+}
+
+// Listen opens a connection to dsn that listens on kurz_changes, closed
+// when t ends.
+func Listen(ctx context.Context, t testing.TB, dsn string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("pgtest: listen: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(ctx, "LISTEN kurz_changes"); err != nil {
+		t.Fatalf("pgtest: listen: %v", err)
+	}
+	return conn
 }
