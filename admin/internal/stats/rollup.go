@@ -14,24 +14,26 @@ import (
 )
 
 // Roll-up of human click counts into PostgreSQL (links.clicks,
-// qr_codes.scans). Each step finds the targets that received clicks since
-// the last step — rows of the raw clicks table whose inserted_at (the
-// ClickHouse server's insert time) is at or after the watermark — reads
-// their absolute totals from click_totals and writes them. The watermark is
-// the server clock at the start of the last successful step minus an
-// overlap that covers inserts still committing when that step read, so no
-// target is missed; re-reading a target is harmless (absolute values).
+// qr_codes.scans). Each step finds the targets that received human clicks
+// since the last step — rows of click_touches (ClickHouse migration 0006:
+// one row per target and INSERT into clicks, ordered by the server's
+// insert time) at or after the watermark — reads their absolute totals
+// from click_totals and writes them. The watermark is the server clock at
+// the start of the last successful step minus an overlap that covers
+// inserts still committing when that step read, so no target is missed;
+// re-reading a target is harmless (absolute values). A step costs what the
+// last seconds' touches cost, however many clicks the month holds.
 //
-// Clicks replayed from an edge's spool may carry an old ts; the step looks
-// back RollupOptions.Lookback in ts (that bound lets ClickHouse skip old
-// parts), and a full reconcile over every target in click_totals, run at
-// start and every ReconcileEvery, covers anything older.
+// Clicks replayed from an edge's spool are touches at replay time. A full
+// reconcile over every target in click_totals, run at start and every
+// ReconcileEvery, covers anything a step could not see (the roll-up was
+// down longer than touches are kept), and drops touch partitions older
+// than yesterday.
 
 // RollupOptions tunes RunRollup; zero values take the defaults.
 type RollupOptions struct {
 	Every          time.Duration // step interval; default 1 s
 	Overlap        time.Duration // watermark overlap; default 10 s
-	Lookback       time.Duration // ts window of a step; default 48 h
 	ReconcileEvery time.Duration // full reconcile interval; default 10 min
 	Log            *slog.Logger
 }
@@ -42,9 +44,6 @@ func (o *RollupOptions) defaults() {
 	}
 	if o.Overlap <= 0 {
 		o.Overlap = 10 * time.Second
-	}
-	if o.Lookback <= 0 {
-		o.Lookback = 48 * time.Hour
 	}
 	if o.ReconcileEvery <= 0 {
 		o.ReconcileEvery = 10 * time.Minute
@@ -115,15 +114,23 @@ func RunRollup(ctx context.Context, conn driver.Conn, st *pgstore.Store, o Rollu
 	}
 }
 
-// stepSQL reads the totals of targets with rows inserted since a moment.
-// The IN subquery on the table's key prefix keeps the click_totals read to
-// those targets' key ranges.
+// stepSQL reads the totals of targets touched since a moment. The IN
+// subquery reads click_touches by its key prefix, and keeps the
+// click_totals read to those targets' key ranges.
 const stepSQL = `SELECT toString(kind), target_id, countIfMerge(humans)
 FROM click_totals
 WHERE (kind, target_id) IN (
-	SELECT DISTINCT kind, target_id FROM clicks
-	WHERE ts >= toDateTime(?, 'UTC') AND inserted_at >= toDateTime(?, 'UTC'))
+	SELECT kind, target_id FROM click_touches WHERE inserted_at >= toDateTime(?, 'UTC'))
 GROUP BY kind, target_id`
+
+// oldTouchesSQL lists the click_touches partitions (days, YYYYMMDD) older
+// than yesterday; dropTouchesSQL drops one.
+const (
+	oldTouchesSQL = `SELECT DISTINCT toUInt32(partition) FROM system.parts
+WHERE database = currentDatabase() AND table = 'click_touches' AND active
+	AND toUInt32(partition) < toYYYYMMDD(now() - 86400)`
+	dropTouchesSQL = `ALTER TABLE click_touches DROP PARTITION ?`
+)
 
 const reconcileSQL = `SELECT toString(kind), target_id, countIfMerge(humans)
 FROM click_totals GROUP BY kind, target_id`
@@ -139,8 +146,7 @@ func (r *Roller) Step(ctx context.Context) (int64, error) {
 	if since == 0 { // no reconcile yet: cover the overlap only
 		since = now - int64(r.o.Overlap/time.Second)
 	}
-	tsFrom := min(since, now) - int64(r.o.Lookback/time.Second)
-	n, err := r.apply(ctx, false, stepSQL, tsFrom, since)
+	n, err := r.apply(ctx, false, stepSQL, min(since, now))
 	if err != nil {
 		return n, err
 	}
@@ -149,7 +155,8 @@ func (r *Roller) Step(ctx context.Context) (int64, error) {
 }
 
 // Reconcile writes the totals of every target in click_totals, correcting
-// any difference, and returns how many counters changed.
+// any difference, drops the touches steps no longer need, and returns how
+// many counters changed.
 func (r *Roller) Reconcile(ctx context.Context) (int64, error) {
 	now, err := r.serverNow(ctx)
 	if err != nil {
@@ -160,7 +167,41 @@ func (r *Roller) Reconcile(ctx context.Context) (int64, error) {
 		return n, err
 	}
 	r.since = now - int64(r.o.Overlap/time.Second)
+	// Not a failed reconcile: the counters are right, and a failing drop
+	// must not turn every later tick into a full reconcile.
+	if err := r.dropOldTouches(ctx); err != nil {
+		r.o.Log.Warn("click touches not trimmed", "err", err)
+	}
 	return n, nil
+}
+
+// dropOldTouches drops the click_touches partitions older than yesterday.
+// Only a reconcile calls it: it has just read every target's totals, so the
+// steps after it need touches from its start on.
+func (r *Roller) dropOldTouches(ctx context.Context) error {
+	rows, err := r.conn.Query(ctx, oldTouchesSQL)
+	if err != nil {
+		return fmt.Errorf("list old click touches: %w", err)
+	}
+	var days []uint32
+	for rows.Next() {
+		var d uint32
+		if err := rows.Scan(&d); err != nil {
+			rows.Close()
+			return fmt.Errorf("list old click touches: %w", err)
+		}
+		days = append(days, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list old click touches: %w", err)
+	}
+	for _, d := range days {
+		if err := r.conn.Exec(ctx, dropTouchesSQL, d); err != nil {
+			return fmt.Errorf("drop click touches of %d: %w", d, err)
+		}
+	}
+	return nil
 }
 
 func (r *Roller) serverNow(ctx context.Context) (int64, error) {

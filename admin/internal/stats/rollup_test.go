@@ -171,3 +171,95 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// A step finds changed targets through click_touches: human clicks leave a
+// touch at their insert time, bots none; a step reads only the touches
+// since its watermark; a reconcile drops the days before yesterday.
+func TestRollupTouches(t *testing.T) {
+	conn, _ := chtest.New(t)
+	st := seedTargets(t, 3, 0)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	bot := visit(3, 3, now, 9, "DE", "Other", "Other", "", click.RefDirect)
+	bot.Class = click.ClassBot
+	insert(t, conn, []click.Row{
+		visit(1, 1, now, 1, "DE", "Chrome", "Windows", "", click.RefDirect),
+		visit(2, 2, now, 2, "DE", "Chrome", "Windows", "", click.RefDirect),
+		bot,
+	})
+	var touched []uint64
+	var maxSkew int64
+	rows, err := conn.Query(ctx, `SELECT target_id, toInt64(max(abs(toInt64(inserted_at) - toInt64(now()))))
+		FROM click_touches WHERE kind = 'link' GROUP BY target_id ORDER BY target_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id uint64
+		var skew int64
+		if err := rows.Scan(&id, &skew); err != nil {
+			t.Fatal(err)
+		}
+		touched, maxSkew = append(touched, id), max(maxSkew, skew)
+	}
+	rows.Close()
+	if len(touched) != 2 || touched[0] != 1 || touched[1] != 2 || maxSkew > 60 {
+		t.Fatalf("touched links %v (insert time off by up to %d s), want [1 2] at the insert time", touched, maxSkew)
+	}
+
+	r := stats.NewRoller(conn, st, stats.RollupOptions{})
+	if _, err := r.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantCounters(t, counters(t, st, "links", "clicks"), map[int64]int64{1: 1, 2: 1})
+	// Forget today's touches and the counters; then link 1 is touched now
+	// and link 2 an hour ago, before the watermark.
+	exec := func(sql string) {
+		t.Helper()
+		if err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec(`ALTER TABLE click_touches DROP PARTITION ` + time.Now().UTC().Format("20060102"))
+	if _, err := st.Pool().Exec(ctx, "UPDATE links SET clicks = 0"); err != nil {
+		t.Fatal(err)
+	}
+	exec(`INSERT INTO click_touches (inserted_at, kind, target_id) SELECT now(), 'link', toUInt64(1)`)
+	exec(`INSERT INTO click_touches (inserted_at, kind, target_id) SELECT now() - 3600, 'link', toUInt64(2)`)
+	if n, err := r.Step(ctx); err != nil || n != 1 {
+		t.Fatalf("step changed %d, %v; want 1 (link 1)", n, err)
+	}
+	wantCounters(t, counters(t, st, "links", "clicks"), map[int64]int64{1: 1})
+
+	exec(`INSERT INTO click_touches (inserted_at, kind, target_id) SELECT now() - 3 * 86400, 'link', toUInt64(3)`)
+	exec(`INSERT INTO click_touches (inserted_at, kind, target_id) SELECT now() - 86400, 'link', toUInt64(3)`)
+	if _, err := r.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var days []uint32
+	rows, err = conn.Query(ctx, `SELECT DISTINCT toUInt32(partition) FROM system.parts
+		WHERE database = currentDatabase() AND table = 'click_touches' AND active ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var d uint32
+		if err := rows.Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		days = append(days, d)
+	}
+	rows.Close()
+	var today, yesterday uint32
+	if err := conn.QueryRow(ctx, "SELECT toYYYYMMDD(now()), toYYYYMMDD(now() - 86400)").Scan(&today, &yesterday); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range days {
+		if d != today && d != yesterday {
+			t.Fatalf("touch partitions after a reconcile: %v, want only %d and %d", days, yesterday, today)
+		}
+	}
+	if len(days) == 0 || days[len(days)-1] != today {
+		t.Fatalf("touch partitions after a reconcile: %v, want today's (%d) kept", days, today)
+	}
+}
