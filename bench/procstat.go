@@ -164,7 +164,19 @@ type procSampler struct {
 }
 
 func startSampler(pid int) (*procSampler, error) {
-	s := &procSampler{tree: newProcTree(pid), done: make(chan struct{})}
+	return startTreeSampler(newProcTree(pid))
+}
+
+// startSelfSampler measures the load generator alone: the servers it
+// starts (nginx, the bare fasthttp server) are its children, and the bare
+// server's CPU used to be counted as the harness's.
+func startSelfSampler() (*procSampler, error) {
+	pid := os.Getpid()
+	return startTreeSampler(procTree{root: pid, members: []int{pid}})
+}
+
+func startTreeSampler(tree procTree) (*procSampler, error) {
+	s := &procSampler{tree: tree, done: make(chan struct{})}
 	var err error
 	if s.before, err = s.tree.cpu(); err != nil {
 		return nil, err

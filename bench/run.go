@@ -206,7 +206,7 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 			return nil, err
 		}
 	}
-	self, err := startSampler(os.Getpid())
+	self, err := startSelfSampler()
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -305,5 +306,38 @@ func TestParseMachineStat(t *testing.T) {
 	}
 	if _, err := readMachineCPU(); err != nil {
 		t.Fatalf("this machine's /proc/stat: %v", err)
+	}
+}
+
+// The harness's own CPU leaves out the servers it starts (its children):
+// the bare fasthttp server's CPU used to be counted as the harness's.
+func TestSelfSamplerExcludesChildren(t *testing.T) {
+	child := exec.Command("awk", "BEGIN { for (i = 0; i < 1e10; i++) ; }") // one busy process
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		child.Process.Kill() //nolint:errcheck // it may not have ended otherwise
+		child.Wait()         //nolint:errcheck // killed
+	}()
+	tree, err := startSampler(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := startSelfSampler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	su, err := self.stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu, err := tree.stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tu.CPUSeconds < 0.2 || su.CPUSeconds > tu.CPUSeconds-0.15 {
+		t.Fatalf("self %.2f CPU-s, with children %.2f CPU-s: want the busy child in the tree only", su.CPUSeconds, tu.CPUSeconds)
 	}
 }
