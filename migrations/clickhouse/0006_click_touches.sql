@@ -6,7 +6,8 @@
 -- inserted since its last step. `clicks` is ordered by (kind, target_id,
 -- ts), so that filter read the inserted_at column of every row of the
 -- partition: 26-37 ms per step at 1.4M rows, growing with the month's
--- clicks (a full core at ~100M) although only the last seconds matter.
+-- clicks (by extrapolation a full core at ~100M) although only the last
+-- seconds matter.
 -- Here the rows are ordered by insert time, and a step reads just the
 -- seconds since its watermark.
 --
