@@ -212,12 +212,12 @@ func createFrom(ctx context.Context, admin, name, tmpl string) error {
 }
 
 // Notices counts the change notices (channel kurz_changes, which conn must
-// LISTEN on) per table until none arrives for half a second.
+// LISTEN on) per table until none arrives for a second.
 func Notices(ctx context.Context, t testing.TB, conn *pgx.Conn) map[string]int {
 	t.Helper()
 	got := map[string]int{}
 	for {
-		wctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		wctx, cancel := context.WithTimeout(ctx, time.Second)
 		note, err := conn.WaitForNotification(wctx)
 		cancel()
 		if err != nil {
