@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,66 @@ func TestLatestThroughputNoteHasMachineBudget(t *testing.T) {
 	}
 	if note := targetRows(t, md)[1][5]; note != "missed by 31%" {
 		t.Errorf("note without machine numbers = %q", note)
+	}
+}
+
+// Repeated open-loop runs (open.json, open-2.json, open-3.json) are judged
+// by their median, and every run's value is printed with nginx's.
+func TestLatestOpenLoopMedianOfRuns(t *testing.T) {
+	dir := t.TempDir()
+	var base runFile
+	if err := readJSON("testdata/results/open.json", &base); err != nil {
+		t.Fatal(err)
+	}
+	for i, lat := range []struct{ p99, p999, ngP99 float64 }{{12.5, 30, 0.9}, {1.5, 4.5, 0.4}, {1.9, 9, 1.1}} {
+		f := base
+		k := *base.Runs[0]
+		k.Latency = &latencySummary{P99: lat.p99, P999: lat.p999}
+		ng := k
+		ng.Name, ng.Target = k.Name+" (nginx)", "nginx return 302 127.0.0.1:40000"
+		ng.Latency = &latencySummary{P99: lat.ngP99, P999: 2}
+		f.Runs = []*runReport{&k, &ng}
+		name := "open.json"
+		if i > 0 {
+			name = fmt.Sprintf("open-%d.json", i+1)
+		}
+		if err := writeJSON(filepath.Join(dir, name), &f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	md, err := buildLatest(dir, "", "", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range targetRows(t, md) {
+		if strings.HasPrefix(r[0], "Open loop") {
+			got[r[0][:strings.LastIndex(r[0], ":")]] = r
+		}
+	}
+	p99, p999 := got["Open loop at 24.8k req/s (50% of max)"], got["Open loop at 50% of max"]
+	if p99 == nil || p999 == nil {
+		t.Fatalf("open-loop rows missing in:\n%s", md)
+	}
+	// p99 median 1.9 ms passes the 2 ms limit; p99.9 median 9 ms misses 5 ms.
+	for _, c := range []struct {
+		row               []string
+		measured, verdict string
+		note              []string
+	}{
+		{p99, "1.90 ms (median of 3 runs)", "pass", []string{"runs: 12.50, 1.50, 1.90 ms", "nginx at the same rate: 0.90, 0.40, 1.10 ms"}},
+		{p999, "9.00 ms (median of 3 runs)", "**miss**", []string{"over by 80%", "runs: 30.00, 4.50, 9.00 ms", "nginx at the same rate: 2.00, 2.00, 2.00 ms"}},
+	} {
+		if c.row[1] != c.measured || c.row[4] != c.verdict {
+			t.Errorf("row %q: want measured %q, verdict %s", c.row, c.measured, c.verdict)
+		}
+		for _, n := range c.note {
+			if !strings.Contains(c.row[5], n) {
+				t.Errorf("row %q: note lacks %q", c.row, n)
+			}
+		}
+	}
+	if n := strings.Count(md, "| open-50 |"); n != 3 {
+		t.Errorf("runs table lists %d open-loop kurz runs, want 3", n)
 	}
 }
