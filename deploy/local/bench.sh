@@ -171,12 +171,17 @@ log "scenario: stats latency"
 # shared cores took ~20 µs of machine CPU per click from the edge runs
 # (edge/PERFORMANCE.md, "The counter roll-up on the bench machine").
 bin/admin serve >"$dir/admin.log" 2>&1 &
-pids+=($!)
+admin_pid=$!
+pids+=("$admin_pid")
 alias=$(awk -F'\t' '$1=="-" && $3=="direct" {print $2; exit}' "$dir/aliases.tsv")
 link_id=$($psql -d kurz -c "SELECT id FROM links WHERE host = '' AND alias = '$alias'")
 for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$admin_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 bin/bench stats --admin "http://127.0.0.1:$admin_port" --key "$key" --link-id "$link_id" --owner-id "$uid" \
 	--clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_STATS_CLICKS:-10000000}" --json "$res/stats.json" | tee "$res/stats.txt" || true
+
+# Stopped again: the RSS scenario needs only the edge.
+kill -TERM "$admin_pid" 2>/dev/null || true
+wait "$admin_pid" 2>/dev/null || true
 
 rss_links=${BENCH_RSS_LINKS:-1000000}
 if [ "$rss_links" -gt "$links" ]; then
