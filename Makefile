@@ -18,6 +18,13 @@ test:
 bench:
 	deploy/local/bench.sh
 
+# Copy the last `make bench` report (.run/bench-results/latest.md, and
+# sweep.svg when the run made one) to bench/results/, the reference copy
+# kept in the repository.
+.PHONY: bench-record
+bench-record:
+	deploy/local/bench.sh record
+
 # The edge's Go benchmarks (go test -bench) against the test servers.
 gobench:
 	deploy/local/test.sh gobench

@@ -4,7 +4,11 @@
 //	admin serve                   serve the link management and price APIs
 //	admin user create --email E --username U [--password P] [--plan NAME]
 //	                  [--rate-limit N] [--expires 'YYYY-MM-DD HH:MM:SS'] [--admin]
+//	admin user rotate-key --email E   issue a fresh API key for an account
+//	admin invite create [--uses N] [--expires 'YYYY-MM-DD HH:MM:SS']
 //	admin price import FILE       load price ticks (CSV or JSON lines)
+//	admin geoip convert --v4 GeoIP.dat [--v6 GeoIPv6.dat] --out FILE.mmdb
+//	                              legacy GeoIP country files -> the edge's .mmdb
 //
 // Configuration comes from KURZ_* environment variables (see README.md).
 package main
@@ -25,9 +29,18 @@ commands:
   migrate        apply all PostgreSQL and ClickHouse migrations (idempotent)
   serve          run the admin API (KURZ_ADMIN_ADDR) and price API (also KURZ_PRICE_ADDR)
   user create    create a user and print its API key as one JSON line
+  user rotate-key --email E
+                 give the account a new API key (the old one stops working)
+                 and print it as one JSON line
+  invite create [--uses N] [--expires 'YYYY-MM-DD HH:MM:SS' | YYYY-MM-DD]
+                 make a registration code for KURZ_REGISTRATION=invite
+                 (default 1 use, 0 = unlimited) and print it as one JSON line
   price import FILE
                  load price ticks from a CSV (header symbol,price,currency,timestamp)
                  or JSON-lines file; bad rows are listed on stderr (exit 1)
+  geoip convert --v4 GeoIP.dat [--v6 GeoIPv6.dat] --out FILE.mmdb
+                 turn legacy GeoIP country databases (Debian's geoip-database)
+                 into the MaxMind DB the edge reads (KURZ_GEOIP_DB)
 `
 
 func main() {
@@ -53,13 +66,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		err = serve(ctx, cfg, log)
 	case "user":
-		if len(args) < 2 || args[1] != "create" {
-			fmt.Fprint(stderr, "usage: admin user create --email E --username U [flags]\n")
-			return 2
+		switch {
+		case len(args) >= 2 && args[1] == "create":
+			return userCreate(ctx, cfg, args[2:], stdout, stderr)
+		case len(args) >= 2 && args[1] == "rotate-key":
+			return userRotateKey(ctx, cfg, args[2:], stdout, stderr)
 		}
-		return userCreate(ctx, cfg, args[2:], stdout, stderr)
+		fmt.Fprint(stderr, "usage: admin user create --email E --username U [flags]\n       admin user rotate-key --email E\n")
+		return 2
+	case "invite":
+		return inviteCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "price":
 		return priceCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "geoip":
+		return geoipCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

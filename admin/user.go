@@ -27,7 +27,7 @@ func userCreate(ctx context.Context, cfg *config.Config, args []string, stdout, 
 	password := fs.String("password", "", "account password (optional, at least 8 characters)")
 	plan := fs.String("plan", "free", "plan name (free, pro, business, …)")
 	rate := fs.Int("rate-limit", -1, "requests per minute; 0 = unlimited; default: the plan's")
-	expires := fs.String("expires", "", "expiry 'YYYY-MM-DD HH:MM:SS' UTC; default: never")
+	expires := fs.String("expires", "", "expiry 'YYYY-MM-DD HH:MM:SS' or YYYY-MM-DD (end of that day), UTC; default: never")
 	operator := fs.Bool("admin", false, "give the key the operator role (e.g. pushing prices)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -92,7 +92,7 @@ func newUser(email, username, password, plan string, rate int, expires string, o
 	if expires != "" {
 		t, err := link.ParseTime(expires)
 		if err != nil {
-			return n, fmt.Errorf("expires: want 'YYYY-MM-DD HH:MM:SS', got %q", expires)
+			return n, fmt.Errorf("expires: want 'YYYY-MM-DD HH:MM:SS' or YYYY-MM-DD, got %q", expires)
 		}
 		n.ExpiresAt = &t
 	}

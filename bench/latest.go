@@ -41,13 +41,22 @@ func verdict(ok bool) string {
 	return "**miss**"
 }
 
+// Where `make bench` (deploy/local/bench.sh) keeps a run's results: under
+// the git-ignored .run/, so a run never rewrites a tracked file. The
+// reference copy in bench/results/ is written only by `make bench-record`.
+const (
+	defaultResultsDir  = ".run/bench-results"
+	defaultScenarioDir = defaultResultsDir + "/scenarios"
+	defaultReportOut   = defaultResultsDir + "/latest.md"
+)
+
 // reportCmd writes latest.md from the JSON files a `make bench` run left in
 // --dir (closed.json, targeted.json, open.json, stats.json, ingest.json,
 // startup.json, rss.json); a missing file is reported as not measured.
 func reportCmd(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	dir := fs.String("dir", ".run/bench/results", "directory with the scenario JSON files")
-	out := fs.String("out", "bench/results/latest.md", "markdown file to write")
+	dir := fs.String("dir", defaultScenarioDir, "directory with the scenario JSON files")
+	out := fs.String("out", defaultReportOut, "markdown file to write (make bench-record copies it to bench/results/)")
 	profile := fs.String("profile", "", "text file with `go tool pprof -top` output to append (when a target was missed)")
 	env := fs.String("env", "", "one line describing the machine and settings")
 	if err := fs.Parse(args); err != nil {
@@ -56,6 +65,9 @@ func reportCmd(_ context.Context, args []string, stdout io.Writer) error {
 	md, err := buildLatest(*dir, *profile, *env, time.Now())
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(*out), err)
 	}
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", *out, err)

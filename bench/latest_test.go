@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -281,5 +283,48 @@ func TestLatestOpenLoopMedianOfRuns(t *testing.T) {
 	}
 	if n := strings.Count(md, "| open-50 |"); n != 3 {
 		t.Errorf("runs table lists %d open-loop kurz runs, want 3", n)
+	}
+}
+
+// `make bench` must not rewrite the tracked bench/results/latest.md: by
+// default the report goes under .run/ (git-ignored), and bench.sh uses the
+// same directory. Only `make bench-record` writes bench/results/.
+func TestReportDefaultOutputIsUntracked(t *testing.T) {
+	if strings.HasPrefix(defaultReportOut, "bench/results") || !strings.HasPrefix(defaultReportOut, ".run/") {
+		t.Fatalf("default report %q: want a path under .run/", defaultReportOut)
+	}
+	ignore, err := os.ReadFile("../.gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(ignore), "\n"), "/.run/") {
+		t.Fatalf(".gitignore does not ignore /.run/:\n%s", ignore)
+	}
+	script, err := os.ReadFile("../deploy/local/bench.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "${BENCH_RESULTS_DIR:-$root/" + defaultResultsDir + "}"; !strings.Contains(string(script), want) {
+		t.Errorf("bench.sh does not default its results to %s", want)
+	}
+
+	scenarios, err := filepath.Abs("testdata/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	t.Chdir(work)
+	var stdout strings.Builder
+	if err := reportCmd(context.Background(), []string{"--dir", scenarios}, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(work, defaultReportOut)); err != nil {
+		t.Errorf("no report at the default path: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "bench", "results")); err == nil {
+		t.Error("report wrote under bench/results")
+	}
+	if stdout.String() != "wrote "+defaultReportOut+"\n" {
+		t.Errorf("stdout %q", stdout.String())
 	}
 }

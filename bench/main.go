@@ -3,7 +3,8 @@
 // keep-alive connections (closed or open loop, no coordinated omission),
 // checks that every counted redirect became a ClickHouse row, compares
 // against nginx and wrk on the same machine, and writes the reports that
-// `make bench` collects in bench/results/latest.md. See bench/README.md.
+// `make bench` collects in .run/bench-results/latest.md (`make bench-record`
+// keeps a reference copy in bench/results/). See bench/README.md.
 package main
 
 import (
@@ -23,7 +24,7 @@ commands:
   sweep    open-loop runs at increasing rates; writes an SVG latency/throughput chart
   stats    stats-latency scenario: N synthetic clicks for one link, then GET /api/url/:id
   ingest   click-ingest scenario: enrich + batch-insert clicks into ClickHouse
-  report   turn the JSON results of a 'make bench' run into results/latest.md
+  report   turn the JSON results of a 'make bench' run into latest.md (.run/bench-results/)
   bare-server  a bare fasthttp map+302 server (what 'run --compare-bare' starts)
 
 'bench <command> -h' lists the command's flags.

@@ -3,7 +3,14 @@
 # private stack, in a few minutes. Starts PostgreSQL + ClickHouse under
 # .run/bench, migrates, creates a key, seeds links (COPY bulk path), starts
 # the edge, warms it up, runs the scenarios of issue 7, writes
-# bench/results/latest.md, then stops everything it started.
+# .run/bench-results/latest.md (untracked; the scenario files are in
+# .run/bench-results/scenarios), then stops everything it started and
+# removes the bulk data (~2.5 GB of PostgreSQL and ClickHouse files and
+# alias lists under .run/bench) unless KEEP_BENCH_DATA=1.
+#
+# `bench.sh record` (`make bench-record`) copies the last run's latest.md
+# (and sweep.svg, if the run made one) to bench/results/, the reference
+# copy kept in the repository.
 #
 # Knobs (environment): BENCH_LINKS (100000), BENCH_DURATION (10s),
 # BENCH_CONNS (64), BENCH_EDGE_PROCS (GOMAXPROCS of the edge, 1),
@@ -14,14 +21,34 @@
 # BENCH_RSS_LINKS (1000000; the RSS scenario seeds up to this many links,
 # restarts the edge with GOMEMLIMIT=BENCH_RSS_GOMEMLIMIT (560MiB) and requests
 # every link once: ~70 s; 0 skips it), BENCH_SWEEP (0; 1 adds
-# an open-loop sweep of the direct links and bench/results/sweep.svg, ~40 s).
+# an open-loop sweep of the direct links and sweep.svg, ~40 s),
+# BENCH_RESULTS_DIR (.run/bench-results), KEEP_BENCH_DATA (0; 1 keeps
+# .run/bench for inspection; the next run removes it anyway).
 # The edge runs with KURZ_PPROF_ADDR on loopback: CPU profiles of the
 # direct and targeted runs go into latest.md when a target is missed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 dir=$root/.run/bench
-res=$dir/results
+outdir=${BENCH_RESULTS_DIR:-$root/.run/bench-results}
+res=$outdir/scenarios
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+# record: the reference copy in the repository is written only on request.
+if [ "${1:-}" = record ]; then
+	[ -s "$outdir/latest.md" ] || { log "no $outdir/latest.md: run make bench first"; exit 1; }
+	cp "$outdir/latest.md" bench/results/latest.md
+	[ -s "$outdir/sweep.svg" ] && cp "$outdir/sweep.svg" bench/results/sweep.svg
+	log "recorded $outdir/latest.md in bench/results/"
+	exit 0
+fi
+
+# remove_bulk deletes the run's data: the servers' files (PostgreSQL's may
+# live under /var/tmp, see stack.sh pg_dir), alias lists and the spool.
+remove_bulk() {
+	[ -f "$dir/pg.path" ] && rm -rf "$(cat "$dir/pg.path")"
+	rm -rf "$dir"
+}
 # Our ports lie in Linux's ephemeral range (32768-60999): any client's
 # outgoing connection (or its TIME-WAIT) may hold one for a minute, and a
 # server cannot bind it then. free_ports N START prints the first of N
@@ -48,7 +75,6 @@ links=${BENCH_LINKS:-100000}
 dur=${BENCH_DURATION:-10s}
 conns=${BENCH_CONNS:-64}
 stack=deploy/local/stack.sh
-log() { printf 'bench: %s\n' "$*" >&2; }
 
 pids=()
 cleanup() {
@@ -56,14 +82,20 @@ cleanup() {
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	"$stack" down "$dir" || true
+	if [ "${KEEP_BENCH_DATA:-0}" = 1 ]; then
+		log "kept the run's data in $dir ($(du -sh "$dir" 2>/dev/null | cut -f1)); the next make bench removes it"
+	else
+		remove_bulk
+	fi
 }
 trap cleanup INT TERM EXIT
 
 t0=$(date +%s)
 # A fresh stack every time: old data would skew counts and timings.
 "$stack" down "$dir" 2>/dev/null || true
-rm -rf "$dir"
-mkdir -p "$res"
+remove_bulk
+rm -rf "$res" "$outdir/latest.md" "$outdir/sweep.svg"
+mkdir -p "$dir" "$res"
 "$stack" up "$dir" "$pg_port" "$ch_port"
 psql="psql -h 127.0.0.1 -p $pg_port -U postgres -qtA"
 $psql -d postgres -c "CREATE DATABASE kurz"
@@ -99,12 +131,12 @@ edge_godebug=${BENCH_EDGE_GODEBUG-schedtrace=2147483647}
 # until the edge has bulk-loaded the links. Sets start_ns and ready_ns.
 start_edge() {
 	start_ns=$(date +%s%N)
-	env GODEBUG="$edge_godebug" "$@" GOMAXPROCS="${BENCH_EDGE_PROCS:-1}" bin/edge >>"$dir/edge.log" 2>&1 &
+	env GODEBUG="$edge_godebug" "$@" GOMAXPROCS="${BENCH_EDGE_PROCS:-1}" bin/edge >>"$res/edge.log" 2>&1 &
 	edge_pid=$!
 	pids+=("$edge_pid")
 	for _ in $(seq 1 12000); do
 		curl -fsS "http://127.0.0.1:$edge_port/readyz" >/dev/null 2>&1 && break
-		kill -0 "$edge_pid" 2>/dev/null || { cat "$dir/edge.log" >&2; exit 1; }
+		kill -0 "$edge_pid" 2>/dev/null || { cat "$res/edge.log" >&2; exit 1; }
 		sleep 0.01
 	done
 	ready_ns=$(date +%s%N)
@@ -152,7 +184,7 @@ done
 if [ "${BENCH_SWEEP:-0}" = 1 ]; then
 	log "scenario: open-loop sweep (direct links)"
 	bin/bench sweep --name direct "${common[@]}" --clickhouse "" --kinds direct --duration 5s --steps 6 \
-		--svg bench/results/sweep.svg --json "$res/sweep.json" | tee "$res/sweep.txt"
+		--svg "$outdir/sweep.svg" --json "$res/sweep.json" | tee "$res/sweep.txt"
 fi
 log "scenario: full mix (all kinds)"
 bin/bench run --name mix "${common[@]}" --json "$res/mix.json" | tee "$res/mix.txt" || true
@@ -170,7 +202,7 @@ log "scenario: stats latency"
 # redirects, runs on other machines in a real deployment, and on these two
 # shared cores took ~20 µs of machine CPU per click from the edge runs
 # (edge/PERFORMANCE.md, "The counter roll-up on the bench machine").
-bin/admin serve >"$dir/admin.log" 2>&1 &
+bin/admin serve >"$res/admin.log" 2>&1 &
 admin_pid=$!
 pids+=("$admin_pid")
 alias=$(awk -F'\t' '$1=="-" && $3=="direct" {print $2; exit}' "$dir/aliases.tsv")
@@ -207,6 +239,6 @@ if [ "$rss_links" -gt "$links" ]; then
 	bin/bench run --name rss "${common[@]}" --clickhouse "" --pid "$edge_pid" --aliases "$dir/aliases-all.tsv" --sequential --duration 0 --json "$res/rss.json" | tee "$res/rss.txt"
 fi
 
-bin/bench report --dir "$res" --out bench/results/latest.md --profile "$res/profile.md" \
+bin/bench report --dir "$res" --out "$outdir/latest.md" --profile "$res/profile.md" \
 	--env "$(nproc) cores, edge GOMAXPROCS=${BENCH_EDGE_PROCS:-1}, bench GOMAXPROCS=1, $conns connections, $dur per run, $links links."
-log "done in $(($(date +%s) - t0)) s: bench/results/latest.md"
+log "done in $(($(date +%s) - t0)) s: $outdir/latest.md (make bench-record copies it to bench/results/)"

@@ -16,6 +16,9 @@ type Resolver struct {
 // New returns a Resolver trusting the given networks.
 func New(trusted []netip.Prefix) *Resolver { return &Resolver{trusted: trusted} }
 
+// HasTrusted reports whether any trusted proxy network is configured.
+func (r *Resolver) HasTrusted() bool { return len(r.trusted) > 0 }
+
 // Trusted reports whether a is one of the trusted proxies.
 func (r *Resolver) Trusted(a netip.Addr) bool {
 	a = a.Unmap()

@@ -54,3 +54,18 @@ func TestParseIPv4(t *testing.T) {
 		}
 	}
 }
+
+func TestTrusted(t *testing.T) {
+	r := New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+	if !r.HasTrusted() || New(nil).HasTrusted() {
+		t.Fatal("HasTrusted wrong")
+	}
+	for peer, want := range map[string]bool{"127.0.0.1": true, "::1": true, "::ffff:127.0.0.9": true, "198.51.100.7": false, "::2": false} {
+		if got := r.Trusted(netip.MustParseAddr(peer)); got != want {
+			t.Errorf("Trusted(%s) = %v, want %v", peer, got, want)
+		}
+	}
+	if New(nil).Trusted(netip.MustParseAddr("127.0.0.1")) {
+		t.Error("a resolver without networks trusts a peer")
+	}
+}

@@ -38,6 +38,14 @@ type Config struct {
 	LogLevel          string         // KURZ_LOG_LEVEL: debug|info|warn|error
 	PprofAddr         string         // KURZ_PPROF_ADDR: loopback host:port of the edge's pprof listener ('' = off)
 	WarmLinks         int64          // KURZ_WARM_LINKS: links the edge bulk-loads at start (0 = none)
+	CORSOrigins       []string       // KURZ_CORS_ORIGINS: browser origins allowed to call the API ("*" = any)
+
+	// Self-service sign-up (POST /api/register): RegistrationOpen,
+	// RegistrationInvite or RegistrationClosed (anything else, including
+	// "", is treated as closed), and the attempts allowed per client IP
+	// (IPv6: per /64) and hour; 0 = unlimited.
+	Registration          string // KURZ_REGISTRATION
+	RegistrationRateLimit int    // KURZ_REGISTRATION_RATE_LIMIT
 
 	// Price poller: per-request timeout and the dot-separated JSON paths of
 	// the quote's parts in the upstream response (time "" = none sent).
@@ -52,6 +60,11 @@ const (
 	DefaultDatabaseURL   = "postgres://postgres@127.0.0.1:55432/kurz?sslmode=disable"
 	DefaultClickHouseURL = "clickhouse://127.0.0.1:59000/default"
 	DefaultBaseURL       = "http://localhost:8080"
+	// Registration modes of KURZ_REGISTRATION. Closed is the default so a
+	// fresh production install does not hand out accounts to anyone.
+	RegistrationOpen   = "open"
+	RegistrationInvite = "invite"
+	RegistrationClosed = "closed"
 	// DevSecret is only acceptable for local development; serve warns about it.
 	DevSecret = "kurz-dev-secret-change-me"
 )
@@ -84,6 +97,9 @@ func load(get func(string) string) (*Config, error) {
 		return nil, err
 	}
 	if c.TrustedProxies, err = parsePrefixes(get("KURZ_TRUSTED_PROXIES")); err != nil {
+		return nil, err
+	}
+	if c.CORSOrigins, err = parseOrigins(get("KURZ_CORS_ORIGINS")); err != nil {
 		return nil, err
 	}
 	durations := []struct {
@@ -120,6 +136,14 @@ func load(get func(string) string) (*Config, error) {
 		return nil, fmt.Errorf("KURZ_ANON_RATE_LIMIT: %w", err)
 	}
 	c.AnonRateLimit = int(anon)
+	if c.Registration, err = registration(get("KURZ_REGISTRATION")); err != nil {
+		return nil, err
+	}
+	reg, err := integer(get("KURZ_REGISTRATION_RATE_LIMIT"), 5)
+	if err != nil {
+		return nil, fmt.Errorf("KURZ_REGISTRATION_RATE_LIMIT: %w", err)
+	}
+	c.RegistrationRateLimit = int(reg)
 	for _, s := range strings.Split(get("KURZ_PRICE_POLL_SYMBOLS"), ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			c.PricePollSymbols = append(c.PricePollSymbols, strings.ToUpper(s))
@@ -163,6 +187,14 @@ func integer(v string, def int64) (int64, error) {
 	return n, nil
 }
 
+func registration(v string) (string, error) {
+	switch m := strings.ToLower(or(v, RegistrationClosed)); m {
+	case RegistrationOpen, RegistrationInvite, RegistrationClosed:
+		return m, nil
+	}
+	return "", fmt.Errorf("KURZ_REGISTRATION: want open, invite or closed, got %q", v)
+}
+
 // parseBase validates KURZ_BASE_URL and returns it without a trailing slash,
 // plus its lower-case host[:port].
 func parseBase(raw string) (base, host string, err error) {
@@ -197,6 +229,30 @@ func parsePrefixes(v string) ([]netip.Prefix, error) {
 			return nil, fmt.Errorf("KURZ_TRUSTED_PROXIES: %q: %w", s, err)
 		}
 		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// parseOrigins reads a comma-separated list of browser origins
+// (scheme://host[:port], compared as the browser sends them: lower case,
+// no path) or "*".
+func parseOrigins(v string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, fmt.Errorf("KURZ_CORS_ORIGINS: %q is not an origin such as https://app.example.com (or *)", o)
+		}
+		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
 	}
 	return out, nil
 }

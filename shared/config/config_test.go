@@ -32,10 +32,39 @@ func TestLoad(t *testing.T) {
 				t.Errorf("got %v", c.TrustedProxies)
 			}
 		}},
+		{name: "cors origins", env: map[string]string{"KURZ_CORS_ORIGINS": "https://App.Example.com, http://localhost:3000/ ,"}, check: func(t *testing.T, c *Config) {
+			if len(c.CORSOrigins) != 2 || c.CORSOrigins[0] != "https://app.example.com" || c.CORSOrigins[1] != "http://localhost:3000" {
+				t.Errorf("got %q", c.CORSOrigins)
+			}
+		}},
+		{name: "cors any", env: map[string]string{"KURZ_CORS_ORIGINS": "*"}, check: func(t *testing.T, c *Config) {
+			if len(c.CORSOrigins) != 1 || c.CORSOrigins[0] != "*" {
+				t.Errorf("got %q", c.CORSOrigins)
+			}
+		}},
+		{name: "cors none by default", env: nil, check: func(t *testing.T, c *Config) {
+			if len(c.CORSOrigins) != 0 {
+				t.Errorf("got %q", c.CORSOrigins)
+			}
+		}},
+		{name: "cors origin with path", env: map[string]string{"KURZ_CORS_ORIGINS": "https://app.example.com/x"}, wantErr: true},
+		{name: "cors origin without scheme", env: map[string]string{"KURZ_CORS_ORIGINS": "app.example.com"}, wantErr: true},
 		{name: "bad proxy", env: map[string]string{"KURZ_TRUSTED_PROXIES": "10.0.0.0/99"}, wantErr: true},
 		{name: "bad duration", env: map[string]string{"KURZ_CLICK_FLUSH_INTERVAL": "soon"}, wantErr: true},
 		{name: "negative duration", env: map[string]string{"KURZ_CLICK_FLUSH_INTERVAL": "-1s"}, wantErr: true},
 		{name: "bad int", env: map[string]string{"KURZ_ANON_RATE_LIMIT": "many"}, wantErr: true},
+		{name: "registration closed by default", env: nil, check: func(t *testing.T, c *Config) {
+			if c.Registration != RegistrationClosed || c.RegistrationRateLimit != 5 {
+				t.Errorf("registration %q limit %d", c.Registration, c.RegistrationRateLimit)
+			}
+		}},
+		{name: "registration invite", env: map[string]string{"KURZ_REGISTRATION": " Invite ", "KURZ_REGISTRATION_RATE_LIMIT": "0"}, check: func(t *testing.T, c *Config) {
+			if c.Registration != RegistrationInvite || c.RegistrationRateLimit != 0 {
+				t.Errorf("registration %q limit %d", c.Registration, c.RegistrationRateLimit)
+			}
+		}},
+		{name: "registration unknown mode", env: map[string]string{"KURZ_REGISTRATION": "yes"}, wantErr: true},
+		{name: "registration bad limit", env: map[string]string{"KURZ_REGISTRATION_RATE_LIMIT": "-1"}, wantErr: true},
 		{name: "poll symbols", env: map[string]string{"KURZ_PRICE_POLL_SYMBOLS": "aapl, msft,,"}, check: func(t *testing.T, c *Config) {
 			if len(c.PricePollSymbols) != 2 || c.PricePollSymbols[0] != "AAPL" {
 				t.Errorf("got %v", c.PricePollSymbols)

@@ -224,9 +224,9 @@ func ValidParam(p Param) (field string, err error) {
 	return "", nil
 }
 
-// RefError reports a referenced record (pixel, channel, splash page,
-// overlay, domain) that does not exist or is not the caller's. Field is the
-// API field; ID or Value names the reference.
+// RefError reports a referenced record (pixel, channel, campaign, splash
+// page, overlay, domain) that does not exist or is not the caller's. Field
+// is the API field; ID or Value names the reference.
 type RefError struct {
 	Field string
 	ID    int64
@@ -246,6 +246,8 @@ func refNoun(field string) string {
 		return "pixels"
 	case "channel":
 		return "channels"
+	case "campaign":
+		return "campaigns"
 	case "domain":
 		return "domains"
 	case "type":
@@ -277,9 +279,12 @@ type LinkPatch struct {
 	MetaImage       *string
 	PixelIDs        *[]int64
 	ChannelID       *int64 // 0 removes the channel
+	CampaignID      *int64 // 0 removes the campaign
 	DeeplinkIOS     *string
 	DeeplinkAndroid *string
 	Parameters      *[]Param
+	Description     *string
+	Status          *string // StatusPublic or StatusPrivate
 }
 
 // Apply changes l by p. Type, SplashID and OverlayID change together when
@@ -311,17 +316,52 @@ func (p *LinkPatch) Apply(l *Link) {
 	if p.PixelIDs != nil {
 		l.PixelIDs = SortedIDs(*p.PixelIDs)
 	}
-	if p.ChannelID != nil {
-		l.ChannelID = nil
-		if *p.ChannelID != 0 {
-			id := *p.ChannelID
-			l.ChannelID = &id
-		}
-	}
+	patchRef(&l.ChannelID, p.ChannelID)
+	patchRef(&l.CampaignID, p.CampaignID)
 	patchField(&l.DeeplinkIOS, p.DeeplinkIOS)
 	patchField(&l.DeeplinkAndroid, p.DeeplinkAndroid)
 	patchField(&l.Parameters, p.Parameters)
+	patchField(&l.Description, p.Description)
+	patchField(&l.Status, p.Status)
 }
+
+// patchRef sets an optional reference: nil keeps it, 0 removes it.
+func patchRef(dst **int64, v *int64) {
+	if v == nil {
+		return
+	}
+	*dst = nil
+	if *v != 0 {
+		id := *v
+		*dst = &id
+	}
+}
+
+// Plain reports whether l has nothing but its long URL and short domain:
+// a random alias, type direct, private, and no password, expiry, meta
+// data, description, targeting, deep links, parameters, pixels, channel or
+// campaign. Shortening a URL again without options returns the user's
+// existing plain link for it (pgstore.CreateLinkOrReuse, whose SQL
+// mirrors this predicate).
+func (l *Link) Plain() bool {
+	return !l.Custom && l.Type == TypeDirect && l.SplashID == nil && l.OverlayID == nil &&
+		l.PasswordHash == "" && l.ExpiresAt == nil && l.MetaTitle == "" && l.MetaDescription == "" &&
+		l.MetaImage == "" && l.Description == "" && l.Status == StatusPrivate &&
+		l.ChannelID == nil && l.CampaignID == nil && l.DeeplinkIOS == "" && l.DeeplinkAndroid == "" &&
+		len(l.GeoTargets) == 0 && len(l.DeviceTargets) == 0 && len(l.LangTargets) == 0 &&
+		len(l.Parameters) == 0 && len(l.PixelIDs) == 0
+}
+
+// ValidStatus checks a link status.
+func ValidStatus(s string) error {
+	if s != StatusPublic && s != StatusPrivate {
+		return ErrStatus
+	}
+	return nil
+}
+
+// ErrStatus is the rule a link status breaks.
+var ErrStatus = errors.New("must be public or private")
 
 func patchField[T any](dst *T, v *T) {
 	if v != nil {

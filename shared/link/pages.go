@@ -104,24 +104,6 @@ func ValidText(s string, max int, multiline bool) error {
 	return nil
 }
 
-// ErrColor is the rule a colour breaks.
-var ErrColor = errors.New("must be a HEX colour such as #1A2B3C")
-
-// ValidColor checks a #RRGGBB colour (case-insensitive) and returns it
-// upper case, the stored form.
-func ValidColor(s string) (string, error) {
-	if len(s) != 7 || s[0] != '#' {
-		return "", ErrColor
-	}
-	for i := 1; i < 7; i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return "", ErrColor
-		}
-	}
-	return strings.ToUpper(s), nil
-}
-
 // ErrAlias is the rule slugs and page aliases follow.
 var ErrAlias = errors.New("must be 3 to 64 letters, digits, '-' or '_', and not only digits")
 

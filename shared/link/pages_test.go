@@ -17,6 +17,13 @@ func TestValidColor(t *testing.T) {
 		{"#1a2b3g", "", false},
 		{"#1a2b3c4", "", false},
 		{"", "", false},
+		// The QR notation, stored as #RRGGBB.
+		{"rgb(26,43,60)", "#1A2B3C", true},
+		{" RGB( 255 , 0,7 ) ", "#FF0007", true},
+		{"rgb(256,0,0)", "", false},
+		{"rgb(1,2)", "", false},
+		{"rgba(1,2,3,1)", "", false},
+		{"red", "", false},
 	}
 	for _, tt := range tests {
 		got, err := ValidColor(tt.in)

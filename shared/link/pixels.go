@@ -3,6 +3,7 @@ package link
 import (
 	"errors"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -29,8 +30,36 @@ const (
 	MaxPixelName = 100
 )
 
-// ValidPixelType reports whether t is one of PixelTypes.
-func ValidPixelType(t string) bool { return slices.Contains(PixelTypes, t) }
+// PixelTypeAliases maps the pixel identifiers of the service this API
+// was modelled on, which existing clients send, to the spec's neutral
+// names. It is the only place that knows them; the stored and returned type
+// is always the neutral name.
+var PixelTypeAliases = map[string]string{
+	"gtmpixel":      "tagmanagerpixel",
+	"gapixel":       "analyticspixel",
+	"fbpixel":       "socialnetworkpixel",
+	"adwordspixel":  "searchadspixel",
+	"linkedinpixel": "professionalnetworkpixel",
+	"twitterpixel":  "microblogpixel",
+	"adrollpixel":   "retargetingpixel",
+	"quorapixel":    "questionsitepixel",
+	"pinterest":     "imageboard",
+	"bing":          "searchengine",
+	"snapchat":      "messagingapp",
+	"reddit":        "forumsite",
+	"tiktok":        "shortvideo",
+}
+
+// PixelType resolves a written pixel type: one of PixelTypes or an alias
+// of PixelTypeAliases, in any ASCII case. It returns the neutral name.
+func PixelType(s string) (string, bool) {
+	t := strings.ToLower(s)
+	if slices.Contains(PixelTypes, t) {
+		return t, true
+	}
+	canon, ok := PixelTypeAliases[t]
+	return canon, ok
+}
 
 // ErrPixelTag is the rule a pixel tag breaks.
 var ErrPixelTag = errors.New("must be 1 to 128 characters of letters, digits and '-', '_', '.', ':', '/'")

@@ -42,7 +42,16 @@ func FormatTimePtr(t *time.Time) string {
 	return FormatTime(*t)
 }
 
-// ParseTime parses the spec's timestamp form as UTC.
+// ParseTime parses the spec's timestamp form as UTC. A bare date
+// (YYYY-MM-DD) means the last second of that day in UTC, so "expires on
+// the 31st" still works on the 31st.
 func ParseTime(s string) (time.Time, error) {
+	if len(s) == len(DateLayout) {
+		d, err := time.ParseInLocation(DateLayout, s, time.UTC)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return d.Add(24*time.Hour - time.Second), nil
+	}
 	return time.ParseInLocation(TimeLayout, s, time.UTC)
 }

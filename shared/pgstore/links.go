@@ -61,11 +61,12 @@ func fillEmpty(l *link.Link) {
 
 // CreateLink inserts l (UserID, Host and all settings set; ID, DomainID,
 // Domain and CreatedAt are filled in) with its pixels in one transaction.
-// References (domain by host, channel, splash page, overlay, pixels) must
-// be the owner's, else a *link.RefError. With nextAlias nil, l.Alias is a
-// custom alias and a taken one is link.ErrAliasTaken; otherwise nextAlias
-// gives the candidate for each attempt and a taken one is simply retried:
-// the unique index decides, so concurrent inserts never race.
+// References (domain by host, channel, campaign, splash page, overlay,
+// pixels) must be the owner's, else a *link.RefError. With nextAlias nil,
+// l.Alias is a custom alias and a taken one is link.ErrAliasTaken;
+// otherwise nextAlias gives the candidate for each attempt and a taken one
+// is simply retried: the unique index decides, so concurrent inserts never
+// race.
 func (s *Store) CreateLink(ctx context.Context, l *link.Link, nextAlias func(attempt int) string) error {
 	fillEmpty(l)
 	l.PixelIDs = link.SortedIDs(l.PixelIDs)
@@ -73,23 +74,80 @@ func (s *Store) CreateLink(ctx context.Context, l *link.Link, nextAlias func(att
 		if err := lockLinkRefs(ctx, tx, l); err != nil {
 			return err
 		}
-		if nextAlias == nil {
-			ok, err := insertLink(ctx, tx, l)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return link.ErrAliasTaken
-			}
-		} else if err := insertRandom(ctx, tx, l, nextAlias); err != nil {
-			return err
-		}
-		return addPixels(ctx, tx, l.ID, l.PixelIDs)
+		return insertLinkTx(ctx, tx, l, nextAlias)
 	})
 	if err != nil {
 		return fmt.Errorf("create link of user %d: %w", l.UserID, err)
 	}
 	return nil
+}
+
+// insertLinkTx inserts l and its pixels; see CreateLink for nextAlias.
+func insertLinkTx(ctx context.Context, tx pgx.Tx, l *link.Link, nextAlias func(attempt int) string) error {
+	if nextAlias == nil {
+		ok, err := insertLink(ctx, tx, l)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return link.ErrAliasTaken
+		}
+	} else if err := insertRandom(ctx, tx, l, nextAlias); err != nil {
+		return err
+	}
+	return addPixels(ctx, tx, l.ID, l.PixelIDs)
+}
+
+// dedupeLockSpace is the first key of the two-key advisory locks that
+// serialise CreateLinkOrReuse per (user, host, long URL). Two-key locks
+// never collide with single-key ones such as the migration lock.
+const dedupeLockSpace = 0x6b646475 // "kddu"
+
+// plainLinkSQL finds the user's oldest plain link (link.Link.Plain, whose
+// rules this WHERE clause repeats) to a long URL on a host. md5(long_url)
+// uses the index of migration 0025; long_url = $2 makes a hash collision
+// harmless.
+const plainLinkSQL = `SELECT ` + linkColumns + `
+	WHERE l.user_id = $1 AND md5(l.long_url) = md5($2) AND l.long_url = $2 AND l.host = $3
+	AND NOT l.custom AND l.type = 'direct' AND l.splash_id IS NULL AND l.overlay_id IS NULL
+	AND l.password_hash = '' AND l.expires_at IS NULL AND l.meta_title = '' AND l.meta_description = ''
+	AND l.meta_image = '' AND l.description = '' AND l.status = 'private'
+	AND l.channel_id IS NULL AND l.campaign_id IS NULL AND l.deeplink_ios = '' AND l.deeplink_android = ''
+	AND l.geo_targets = '[]'::jsonb AND l.device_targets = '[]'::jsonb AND l.lang_targets = '[]'::jsonb
+	AND l.parameters = '[]'::jsonb
+	AND NOT EXISTS (SELECT 1 FROM link_pixels lp WHERE lp.link_id = l.id)
+	ORDER BY l.id LIMIT 1`
+
+// CreateLinkOrReuse is CreateLink for a plain link (l.Plain() must hold):
+// when the user already has a plain link to the same long URL on the same
+// host, it loads the oldest such link into l instead and reports reused.
+// A transaction-scoped advisory lock on (user, host, long URL) serialises
+// identical concurrent requests, so they all end up with one link.
+func (s *Store) CreateLinkOrReuse(ctx context.Context, l *link.Link, nextAlias func(attempt int) string) (reused bool, err error) {
+	fillEmpty(l)
+	l.PixelIDs = link.SortedIDs(l.PixelIDs)
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockLinkRefs(ctx, tx, l); err != nil {
+			return err
+		}
+		key := fmt.Sprintf("%d %s %s", l.UserID, l.Host, l.LongURL)
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(dedupeLockSpace), key); err != nil {
+			return mapErr(err)
+		}
+		found, err := scanLink(tx.QueryRow(ctx, plainLinkSQL, l.UserID, l.LongURL, l.Host))
+		if err == nil {
+			*l, reused = *found, true
+			return nil
+		}
+		if !errors.Is(err, link.ErrNotFound) {
+			return err
+		}
+		return insertLinkTx(ctx, tx, l, nextAlias)
+	})
+	if err != nil {
+		return false, fmt.Errorf("create or reuse link of user %d: %w", l.UserID, err)
+	}
+	return reused, nil
 }
 
 func insertRandom(ctx context.Context, tx pgx.Tx, l *link.Link, nextAlias func(int) string) error {
@@ -108,13 +166,13 @@ func insertRandom(ctx context.Context, tx pgx.Tx, l *link.Link, nextAlias func(i
 func insertLink(ctx context.Context, tx pgx.Tx, l *link.Link) (bool, error) {
 	err := tx.QueryRow(ctx, `INSERT INTO links (user_id, domain_id, host, alias, custom, long_url, type, splash_id,
 		overlay_id, password_hash, expires_at, meta_title, meta_description, meta_image, description, status,
-		channel_id, deeplink_ios, deeplink_android, geo_targets, device_targets, lang_targets, parameters)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+		channel_id, campaign_id, deeplink_ios, deeplink_android, geo_targets, device_targets, lang_targets, parameters)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
 		ON CONFLICT (host, alias) DO NOTHING
 		RETURNING id, created_at, updated_at`,
 		l.UserID, l.DomainID, l.Host, l.Alias, l.Custom, l.LongURL, l.Type, l.SplashID,
 		l.OverlayID, l.PasswordHash, l.ExpiresAt, l.MetaTitle, l.MetaDescription, l.MetaImage, l.Description, l.Status,
-		l.ChannelID, l.DeeplinkIOS, l.DeeplinkAndroid, l.GeoTargets, l.DeviceTargets, l.LangTargets, l.Parameters,
+		l.ChannelID, l.CampaignID, l.DeeplinkIOS, l.DeeplinkAndroid, l.GeoTargets, l.DeviceTargets, l.LangTargets, l.Parameters,
 	).Scan(&l.ID, &l.CreatedAt, &l.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
@@ -149,6 +207,7 @@ func lockLinkRefs(ctx context.Context, tx pgx.Tx, l *link.Link) error {
 		id           *int64
 	}{
 		{"channel", "channels", l.ChannelID},
+		{"campaign", "campaigns", l.CampaignID},
 		{"type", "splash_pages", l.SplashID},
 		{"type", "overlays", l.OverlayID},
 	}
@@ -278,12 +337,14 @@ func (s *Store) UpdateLink(ctx context.Context, userID, id int64, p *link.LinkPa
 		err = tx.QueryRow(ctx, `UPDATE links SET domain_id = $3, host = $4, alias = $5, custom = $6, long_url = $7,
 			type = $8, splash_id = $9, overlay_id = $10, password_hash = $11, expires_at = $12, meta_title = $13,
 			meta_description = $14, meta_image = $15, channel_id = $16, deeplink_ios = $17, deeplink_android = $18,
-			geo_targets = $19, device_targets = $20, lang_targets = $21, parameters = $22, updated_at = now()
+			geo_targets = $19, device_targets = $20, lang_targets = $21, parameters = $22, campaign_id = $23,
+			description = $24, status = $25, updated_at = now()
 			WHERE id = $1 AND user_id = $2 RETURNING updated_at`,
 			id, userID, l.DomainID, l.Host, l.Alias, l.Custom, l.LongURL,
 			l.Type, l.SplashID, l.OverlayID, l.PasswordHash, l.ExpiresAt, l.MetaTitle,
 			l.MetaDescription, l.MetaImage, l.ChannelID, l.DeeplinkIOS, l.DeeplinkAndroid,
-			l.GeoTargets, l.DeviceTargets, l.LangTargets, l.Parameters).Scan(&l.UpdatedAt)
+			l.GeoTargets, l.DeviceTargets, l.LangTargets, l.Parameters, l.CampaignID,
+			l.Description, l.Status).Scan(&l.UpdatedAt)
 		if IsUniqueViolation(err, "links_host_alias_key") {
 			return link.ErrAliasTaken
 		}

@@ -59,11 +59,11 @@ func (s *Store) CreatePixel(ctx context.Context, p *link.Pixel) error {
 	return nil
 }
 
-// UpdatePixel sets the tag and, when name is not nil, the name of one of
-// the user's pixels.
-func (s *Store) UpdatePixel(ctx context.Context, userID, id int64, name *string, tag string) error {
-	res, err := s.pool.Exec(ctx, `UPDATE pixels SET tag = $3, name = coalesce($4, name) WHERE id = $1 AND user_id = $2`,
-		id, userID, tag, name)
+// UpdatePixel sets the tag and, when not nil, the type and the name of one
+// of the user's pixels.
+func (s *Store) UpdatePixel(ctx context.Context, userID, id int64, typ, name *string, tag string) error {
+	res, err := s.pool.Exec(ctx, `UPDATE pixels SET tag = $3, name = coalesce($4, name), type = coalesce($5, type)
+		WHERE id = $1 AND user_id = $2`, id, userID, tag, name, typ)
 	if err != nil {
 		return fmt.Errorf("update pixel %d: %w", id, mapErr(err))
 	}

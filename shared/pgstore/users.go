@@ -13,9 +13,16 @@ import (
 const userColumns = `id, email, username, avatar, plan, rate_limit, is_operator, expires_at, created_at`
 
 func scanUser(row pgx.Row) (*link.User, error) {
+	u, err := scanUserRaw(row)
+	return u, mapErr(err)
+}
+
+// scanUserRaw is scanUser without mapping the driver error, for callers
+// that need to tell which unique index a conflict hit.
+func scanUserRaw(row pgx.Row) (*link.User, error) {
 	var u link.User
 	if err := row.Scan(&u.ID, &u.Email, &u.Username, &u.Avatar, &u.Plan, &u.RateLimit, &u.IsOperator, &u.ExpiresAt, &u.CreatedAt); err != nil {
-		return nil, mapErr(err)
+		return nil, err
 	}
 	u.CreatedAt = u.CreatedAt.UTC()
 	if u.ExpiresAt != nil {
@@ -37,14 +44,66 @@ type NewUser struct {
 	APIKeyHash   []byte
 }
 
-// CreateUser inserts an account. A taken email or username is ErrConflict.
+// Conflicts of CreateUser and RegisterUser; both wrap link.ErrConflict.
+var (
+	ErrEmailTaken    = fmt.Errorf("email already used by another account: %w", link.ErrConflict)
+	ErrUsernameTaken = fmt.Errorf("username already taken: %w", link.ErrConflict)
+)
+
+// CreateUser inserts an account. A taken email or username (compared
+// case-insensitively) is ErrEmailTaken or ErrUsernameTaken.
 func (s *Store) CreateUser(ctx context.Context, n NewUser) (*link.User, error) {
-	row := s.pool.QueryRow(ctx, `INSERT INTO users (email, username, password_hash, plan, rate_limit, is_operator, expires_at, api_key_hash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+userColumns,
-		n.Email, n.Username, n.PasswordHash, n.Plan, n.RateLimit, n.IsOperator, n.ExpiresAt, n.APIKeyHash)
-	u, err := scanUser(row)
+	u, err := insertUser(ctx, s.pool, n, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create user %q: %w", n.Username, err)
+	}
+	return u, nil
+}
+
+// RegisterUser inserts a self-registered account. With a non-nil
+// inviteHash it first takes one use of that invite in the same
+// transaction: a registration that fails (say, a taken email) uses
+// nothing, and the row lock on the invite serialises concurrent
+// registrations, so a code is never used more often than allowed.
+// Refusals are ErrInviteUnknown, ErrInviteExpired, ErrInviteUsedUp,
+// ErrEmailTaken and ErrUsernameTaken.
+func (s *Store) RegisterUser(ctx context.Context, n NewUser, inviteHash []byte) (*link.User, error) {
+	var u *link.User
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var inviteID *int64
+		if inviteHash != nil {
+			id, err := useInvite(ctx, tx, inviteHash)
+			if err != nil {
+				return err
+			}
+			inviteID = &id
+		}
+		var err error
+		u, err = insertUser(ctx, tx, n, inviteID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("register user %q: %w", n.Username, err)
+	}
+	return u, nil
+}
+
+// queryRower is a pool or a transaction.
+type queryRower interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func insertUser(ctx context.Context, q queryRower, n NewUser, inviteID *int64) (*link.User, error) {
+	u, err := scanUserRaw(q.QueryRow(ctx, `INSERT INTO users (email, username, password_hash, plan, rate_limit, is_operator, expires_at, api_key_hash, invite_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+userColumns,
+		n.Email, n.Username, n.PasswordHash, n.Plan, n.RateLimit, n.IsOperator, n.ExpiresAt, n.APIKeyHash, inviteID))
+	switch {
+	case IsUniqueViolation(err, "users_email_key"):
+		return nil, ErrEmailTaken
+	case IsUniqueViolation(err, "users_username_key"):
+		return nil, ErrUsernameTaken
+	case err != nil:
+		return nil, mapErr(err)
 	}
 	return u, nil
 }
@@ -72,6 +131,17 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (*link.User
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(username) = lower($1)`, username))
 	if err != nil {
 		return nil, fmt.Errorf("user %q: %w", username, err)
+	}
+	return u, nil
+}
+
+// RotateKeyByEmail replaces the API key of the account with this email
+// (case-insensitive) and returns the account; an unknown email is
+// ErrNotFound.
+func (s *Store) RotateKeyByEmail(ctx context.Context, email string, hash []byte) (*link.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `UPDATE users SET api_key_hash = $2 WHERE lower(email) = lower($1) RETURNING `+userColumns, email, hash))
+	if err != nil {
+		return nil, fmt.Errorf("rotate key of %q: %w", email, err)
 	}
 	return u, nil
 }

@@ -1,11 +1,12 @@
 package qrcode
 
 import (
-	"errors"
 	"image/color"
 	"math"
 	"strconv"
 	"strings"
+
+	"kurz/shared/link"
 )
 
 // MinContrast is the lowest WCAG contrast ratio accepted between foreground
@@ -23,8 +24,9 @@ const MinContrast = 3.0
 const MaxLumaRatio = 0.45
 
 // ErrBadColor is returned by ParseRGB; its message is the rule, so the API can
-// answer "background: " + err.Error().
-var ErrBadColor = errors.New("must be rgb(r,g,b) with each value 0 to 255, or #RRGGBB")
+// answer "background: " + err.Error(). It is link.ErrRGB: one colour parser
+// serves QR codes and the #RRGGBB fields of channels and overlays.
+var ErrBadColor = link.ErrRGB
 
 // Default colours used when Options leave a colour unset.
 var (
@@ -33,35 +35,8 @@ var (
 )
 
 // ParseRGB parses "rgb(r,g,b)" (case-insensitive, spaces allowed anywhere,
-// decimal 0–255 each) or "#RRGGBB" into an opaque colour.
-func ParseRGB(s string) (color.RGBA, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "#") {
-		return parseHex(s[1:])
-	}
-	inner, ok := cutFold(s, "rgb")
-	inner = strings.TrimLeft(inner, " ")
-	if !ok || !strings.HasPrefix(inner, "(") || !strings.HasSuffix(inner, ")") {
-		return color.RGBA{}, ErrBadColor
-	}
-	parts := strings.Split(inner[1:len(inner)-1], ",")
-	if len(parts) != 3 {
-		return color.RGBA{}, ErrBadColor
-	}
-	var v [3]uint8
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if p == "" || len(p) > 3 || strings.TrimLeft(p, "0123456789") != "" {
-			return color.RGBA{}, ErrBadColor
-		}
-		n, err := strconv.Atoi(p)
-		if err != nil || n > 255 {
-			return color.RGBA{}, ErrBadColor
-		}
-		v[i] = uint8(n)
-	}
-	return color.RGBA{R: v[0], G: v[1], B: v[2], A: 255}, nil
-}
+// decimal 0–255 each) or "#RRGGBB" into an opaque colour (link.ParseRGB).
+func ParseRGB(s string) (color.RGBA, error) { return link.ParseRGB(s) }
 
 // cutFold is strings.CutPrefix with an ASCII case-insensitive prefix.
 func cutFold(s, prefix string) (string, bool) {
@@ -69,17 +44,6 @@ func cutFold(s, prefix string) (string, bool) {
 		return s, false
 	}
 	return s[len(prefix):], true
-}
-
-func parseHex(h string) (color.RGBA, error) {
-	if len(h) != 6 || !isHex(h) {
-		return color.RGBA{}, ErrBadColor
-	}
-	n, err := strconv.ParseUint(h, 16, 32)
-	if err != nil {
-		return color.RGBA{}, ErrBadColor
-	}
-	return color.RGBA{R: uint8(n >> 16), G: uint8(n >> 8), B: uint8(n), A: 255}, nil
 }
 
 // FormatRGB renders c as "rgb(r,g,b)", the form the API stores and returns.

@@ -59,6 +59,15 @@ func TestAuthErrors(t *testing.T) {
 		{"wrong scheme", "Basic dXNlcjpwYXNz", 401, "malformed Authorization"},
 		{"empty bearer", "Bearer ", 401, "malformed Authorization"},
 		{"lower-case scheme ok", "bearer " + valid, 200, ""},
+		// Dialects of existing clients (docs/api.md "Compatibility").
+		{"token scheme", "Token " + valid, 200, ""},
+		{"token scheme any case", "TOKEN " + valid, 200, ""},
+		{"bare key", valid, 200, ""},
+		{"bare key with spaces around", "  " + valid + " ", 200, ""},
+		{"token without key", "Token", 401, "malformed Authorization"},
+		{"extra words", "Bearer " + valid + " extra", 401, "malformed Authorization"},
+		{"bare unknown key", "kurz_doesnotexist", 401, "invalid API key"},
+		{"token unknown key", "Token kurz_doesnotexist", 401, "invalid API key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,7 +130,9 @@ func TestUpdateAccount(t *testing.T) {
 func TestUpdateAccountContentType(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.user("alice")
-	req, _ := http.NewRequest("PUT", e.http.URL+"/api/account/update", nil)
+	// A body that is neither a JSON object nor a form (whatever its label:
+	// JSON is read whatever the Content-Type, see compat_test.go).
+	req, _ := http.NewRequest("PUT", e.http.URL+"/api/account/update", strings.NewReader("new password please"))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "text/plain")
 	e.send(req).wantStatus(t, http.StatusUnsupportedMediaType)

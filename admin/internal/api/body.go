@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,24 +15,64 @@ import (
 // 1 MiB data: URI (≈1.4 MB of base64).
 const MaxBody = 2 << 20
 
-// Decode reads a JSON body into dst: the content type must be JSON, the
-// body must fit MaxBody and be one well-formed JSON object whose fields have
-// the right types. Errors name the field where one is known.
+// Decode reads a request body into dst. The body must fit MaxBody and be
+// one well-formed JSON object whose fields have the right types; errors
+// name the field where one is known.
+//
+// Existing clients of this API do not all label their bodies: many send
+// JSON as application/x-www-form-urlencoded, as text/plain or with no
+// Content-Type at all, and some send real forms. So a body that is a JSON
+// object is JSON whatever its label, and a form body (urlencoded or
+// multipart) is read for dst's flat fields. Only a body that is neither is
+// a 415. API keys never travel in cookies, so accepting "simple" content
+// types opens no cross-site request path.
 func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return Errorf(http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		return decodeMultipart(w, r, params["boundary"], dst)
 	}
-	body := http.MaxBytesReader(w, r.Body, MaxBody)
-	dec := json.NewDecoder(body)
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		return decodeError(err)
+	}
+	trimmed := bytes.TrimLeft(raw, " \t\r\n")
+	switch {
+	case isJSONType(mt) || startsJSON(trimmed, dst):
+		return decodeJSON(raw, dst)
+	case mt == "application/x-www-form-urlencoded" || (mt == "" && bytes.IndexByte(trimmed, '=') > 0):
+		return decodeForm(string(raw), dst)
+	case len(trimmed) == 0:
+		return decodeJSON(raw, dst) // the "body is empty" error
+	}
+	return Errorf(http.StatusUnsupportedMediaType,
+		"request body must be a JSON object (Content-Type: application/json) or a form (application/x-www-form-urlencoded)")
+}
+
+// isJSONType accepts application/json and the structured-suffix types
+// (application/problem+json and the like).
+func isJSONType(mt string) bool {
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// startsJSON reports whether an unlabelled or mislabelled body is JSON: an
+// object, or an array where dst takes raw JSON (the price push).
+func startsJSON(b []byte, dst any) bool {
+	if len(b) == 0 {
+		return false
+	}
+	if b[0] == '{' {
+		return true
+	}
+	_, raw := dst.(*json.RawMessage)
+	return raw && b[0] == '['
+}
+
+func decodeJSON(raw []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return decodeError(err)
-		}
 		return Errorf(http.StatusBadRequest, "request body must hold a single JSON object")
 	}
 	return nil

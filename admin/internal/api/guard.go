@@ -54,7 +54,7 @@ func (s *Server) guard(scope string, queryKey bool, next http.Handler) http.Hand
 			case errors.Is(err, link.ErrNotFound):
 				u, authErr = nil, Errorf(http.StatusUnauthorized, "invalid API key")
 			case err != nil:
-				s.noCount(w, s.cfg.AnonRateLimit)
+				s.noCount(w, s.cfg.AnonRateLimit, rateWindow)
 				writeError(w, r, s.log, err)
 				return
 			case u.Expired(s.now()):
@@ -80,16 +80,23 @@ func (s *Server) guard(scope string, queryKey bool, next http.Handler) http.Hand
 // count adds the request to bucket and sets the headers; it writes the 429
 // (or 503) itself and returns false when the request must stop here.
 func (s *Server) count(w http.ResponseWriter, r *http.Request, bucket string, limit int) bool {
+	return s.countIn(w, r, bucket, limit, rateWindow)
+}
+
+// countIn is count over a window of another length (registration counts
+// per hour). The store prunes windows that started over an hour ago, so
+// window must not exceed one hour.
+func (s *Server) countIn(w http.ResponseWriter, r *http.Request, bucket string, limit int, window time.Duration) bool {
 	h := w.Header()
 	if limit == 0 {
 		h.Set("X-RateLimit-Limit", "unlimited")
 		h.Set("X-RateLimit-Remaining", "unlimited")
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Truncate(rateWindow).Add(rateWindow).Unix(), 10))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Truncate(window).Add(window).Unix(), 10))
 		return true
 	}
-	n, reset, err := s.store.CountRequest(r.Context(), bucket, rateWindow)
+	n, reset, err := s.store.CountRequest(r.Context(), bucket, window)
 	if err != nil {
-		s.noCount(w, limit)
+		s.noCount(w, limit, window)
 		writeError(w, r, s.log, err)
 		return false
 	}
@@ -107,7 +114,7 @@ func (s *Server) count(w http.ResponseWriter, r *http.Request, bucket string, li
 		}
 		h.Set("Retry-After", strconv.Itoa(wait))
 		writeError(w, r, s.log, Errorf(http.StatusTooManyRequests,
-			"rate limit exceeded: %d requests per minute; retry in %d s", limit, wait))
+			"rate limit exceeded: %d requests per %s; retry in %d s", limit, windowName(window), wait))
 		return false
 	}
 	return true
@@ -115,20 +122,30 @@ func (s *Server) count(w http.ResponseWriter, r *http.Request, bucket string, li
 
 // noCount sets the headers when the counter store is unreachable: nothing
 // was counted, so nothing is promised as remaining.
-func (s *Server) noCount(w http.ResponseWriter, limit int) {
+func (s *Server) noCount(w http.ResponseWriter, limit int, window time.Duration) {
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", "0")
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Truncate(rateWindow).Add(rateWindow).Unix(), 10))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Truncate(window).Add(window).Unix(), 10))
+}
+
+// windowName names a window in 429 messages.
+func windowName(window time.Duration) string {
+	switch window {
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	}
+	return window.String()
 }
 
 // apiKey extracts the key: the Authorization header, or (price API only)
 // the key query parameter. The header wins when both are present.
 func apiKey(r *http.Request, queryKey bool) (string, error) {
 	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, key, ok := strings.Cut(strings.TrimSpace(h), " ")
-		key = strings.TrimSpace(key)
-		if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
+		key, ok := authHeaderKey(h)
+		if !ok {
 			return "", Errorf(http.StatusUnauthorized, "malformed Authorization header: use 'Authorization: Bearer <API key>'")
 		}
 		return key, nil
@@ -140,6 +157,32 @@ func apiKey(r *http.Request, queryKey bool) (string, error) {
 		return "", Errorf(http.StatusUnauthorized, "missing API key: send 'Authorization: Bearer <API key>' or the key query parameter")
 	}
 	return "", Errorf(http.StatusUnauthorized, "missing API key: send 'Authorization: Bearer <API key>'")
+}
+
+// authHeaderKey reads the key from an Authorization value in the dialects
+// existing clients of this API send: "Bearer KEY" (the spec), "Token KEY"
+// (older clients and the original service's PHP wrapper) and a bare "KEY";
+// schemes are case-insensitive. Anything else (another scheme, extra
+// words) is malformed.
+func authHeaderKey(h string) (string, bool) {
+	fields := strings.Fields(h)
+	switch {
+	case len(fields) == 1:
+		// A scheme word alone ("Bearer ") lost its key on the way.
+		return fields[0], !isAuthScheme(fields[0])
+	case len(fields) == 2 && (strings.EqualFold(fields[0], "Bearer") || strings.EqualFold(fields[0], "Token")):
+		return fields[1], true
+	}
+	return "", false
+}
+
+func isAuthScheme(word string) bool {
+	for _, s := range []string{"Bearer", "Token", "Basic", "Digest"} {
+		if strings.EqualFold(word, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) clientIP(r *http.Request) netip.Addr {

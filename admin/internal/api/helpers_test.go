@@ -47,6 +47,7 @@ func newEnv(t *testing.T, opts ...func(*config.Config)) *testEnv {
 func startEnv(t *testing.T, st *pgstore.Store, dsn string, cfg *config.Config) *testEnv {
 	t.Helper()
 	srv := New(Deps{Store: st, Config: cfg, Ready: []Check{{Name: "postgres", Fn: st.Ping}}})
+	srv.frameFetch = noFrameFetch // tests never reach out to real sites
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	return &testEnv{t: t, store: st, dsn: dsn, cfg: cfg, srv: srv, http: hs}
@@ -177,8 +178,8 @@ func (r response) data(t *testing.T) map[string]any {
 func (r response) list(t *testing.T, key string) []any {
 	t.Helper()
 	r.wantStatus(t, http.StatusOK)
-	if r.Body["error"] != "0" {
-		t.Fatalf(`list envelope must carry "error":"0", got %v`, r.Body["error"])
+	if r.Body["error"] != float64(0) {
+		t.Fatalf(`list envelope must carry "error":0 (an integer, as strict clients need), got %#v`, r.Body["error"])
 	}
 	d := r.data(t)
 	for _, k := range []string{"result", "perpage", "currentpage", "nextpage", "maxpage"} {

@@ -48,6 +48,10 @@ type linkInput struct {
 	Deeplink        *deeplinkInput       `json:"deeplink"`
 	Status          *string              `json:"status"`
 	Parameters      *[]link.Param        `json:"parameters"`
+	Campaign        *int64               `json:"campaign"`
+	// Dedupe (add only; default true) returns the caller's existing plain
+	// link to the same URL for a request without options.
+	Dedupe *bool `json:"dedupe"`
 }
 
 type deeplinkInput struct {
@@ -70,26 +74,39 @@ func (s *Server) addLink(w http.ResponseWriter, r *http.Request, u *link.User) e
 	l := &link.Link{UserID: u.ID, Type: link.TypeDirect, Status: link.StatusPrivate}
 	p.Apply(l)
 	l.Custom = p.Alias != nil
-	if in.Description != nil {
-		if err := link.ValidText(*in.Description, link.MaxDescription, true); err != nil {
-			return BadRequest("description", err.Error())
-		}
-		l.Description = *in.Description
+	reused, err := s.createLink(r.Context(), l, in.Dedupe == nil || *in.Dedupe)
+	if err != nil {
+		return linkWriteError(err, &in)
 	}
-	if in.Status != nil {
-		if *in.Status != link.StatusPublic && *in.Status != link.StatusPrivate {
-			return BadRequest("status", "must be public or private")
-		}
-		l.Status = *in.Status
+	// The spec names the short URL "shorturl" here and "short" on update;
+	// clients of the original service read "short" from both.
+	short := l.ShortURL(s.cfg.BaseURL)
+	out := map[string]any{"id": l.ID, "shorturl": short, "short": short}
+	if !reused {
+		addWarnings(out, s.frameWarnings(r.Context(), l))
 	}
+	return OK(w, out)
+}
+
+// createLink stores the new link l. With dedupe and a plain l (only a URL
+// and a domain) it returns the caller's existing plain link to the same
+// URL on the same domain instead, if there is one, and reports reused.
+func (s *Server) createLink(ctx context.Context, l *link.Link, dedupe bool) (reused bool, err error) {
 	var next func(int) string
 	if !l.Custom {
 		next = randomAlias
 	}
-	if err := s.store.CreateLink(r.Context(), l, next); err != nil {
-		return linkWriteError(err, &in)
+	if dedupe && l.Plain() {
+		return s.store.CreateLinkOrReuse(ctx, l, next)
 	}
-	return OK(w, map[string]any{"id": l.ID, "shorturl": l.ShortURL(s.cfg.BaseURL)})
+	return false, s.store.CreateLink(ctx, l, next)
+}
+
+// addWarnings adds "warnings" to a write response when there are any.
+func addWarnings(out map[string]any, warnings []string) {
+	if len(warnings) > 0 {
+		out["warnings"] = warnings
+	}
 }
 
 // randomAlias draws a base62 alias of the attempt's length, never a
@@ -112,6 +129,9 @@ func (s *Server) updateLink(w http.ResponseWriter, r *http.Request, u *link.User
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
+	if in.Dedupe != nil {
+		return BadRequest("dedupe", "applies only to POST /api/url/add")
+	}
 	p, err := s.linkPatch(r.Context(), &in, false)
 	if err != nil {
 		return err
@@ -123,7 +143,13 @@ func (s *Server) updateLink(w http.ResponseWriter, r *http.Request, u *link.User
 		}
 		return linkWriteError(err, &in)
 	}
-	return OK(w, map[string]any{"id": l.ID, "short": l.ShortURL(s.cfg.BaseURL)})
+	out := map[string]any{"id": l.ID, "short": l.ShortURL(s.cfg.BaseURL)}
+	// Check again only when the write changed what is framed or where.
+	if in.Type != nil || in.URL != nil || in.Domain != nil || in.GeoTarget != nil ||
+		in.DeviceTarget != nil || in.LanguageTarget != nil {
+		addWarnings(out, s.frameWarnings(r.Context(), l))
+	}
+	return OK(w, out)
 }
 
 // linkWriteError maps store errors of a link write to API errors.
@@ -187,14 +213,24 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 	default:
 		return BadRequest("order", "must be date or click")
 	}
+	withUniques, err := parseListWith(q["with"])
+	if err != nil {
+		return err
+	}
 	links, total, err := s.store.ListLinks(r.Context(), u.ID, order, page.Limit, page.Offset())
 	if err != nil {
 		return err
 	}
+	var uniques map[int64]uint64
+	if withUniques {
+		if uniques, err = s.linkUniques(r.Context(), links); err != nil {
+			return err
+		}
+	}
 	rows := make([]map[string]any, 0, len(links))
 	for i := range links {
 		l := &links[i]
-		rows = append(rows, map[string]any{
+		row := map[string]any{
 			"id":          l.ID,
 			"alias":       l.Alias,
 			"shorturl":    l.ShortURL(s.cfg.BaseURL),
@@ -203,9 +239,34 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 			"title":       l.MetaTitle,
 			"description": l.Description,
 			"date":        link.FormatTime(l.CreatedAt),
-		})
+			// extension
+			"campaign": idOrZero(l.CampaignID),
+		}
+		if withUniques {
+			row["uniqueClicks"] = uniques[l.ID]
+		}
+		rows = append(rows, row)
 	}
 	return List(w, page, total, "urls", rows)
+}
+
+// parseListWith reads the list's with= parameters (repeated or comma
+// separated): the extra columns to compute. uniqueClicks is the only one;
+// any other value is a 400, never silently ignored.
+func parseListWith(values []string) (uniques bool, err error) {
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			item = strings.TrimSpace(item)
+			switch {
+			case item == "":
+			case strings.EqualFold(item, "uniqueClicks"):
+				uniques = true
+			default:
+				return false, BadRequest("with", fmt.Sprintf("unknown value %q; the only value is uniqueClicks", clip(item)))
+			}
+		}
+	}
+	return uniques, nil
 }
 
 // searchLink answers ?short=: a full short URL finds the alias on that
@@ -317,7 +378,7 @@ func idOrZero(id *int64) int64 {
 
 // linkPatch validates the fields present in in and turns them into a
 // patch. adding selects the add semantics ("" means "none" rather than
-// "remove"); description and status are handled by addLink only.
+// "remove"). Add and update accept the same fields (dedupe aside).
 func (s *Server) linkPatch(ctx context.Context, in *linkInput, adding bool) (*link.LinkPatch, error) {
 	p := &link.LinkPatch{}
 	var urls []urlField // every URL a visitor may be sent to, for the loop check
@@ -362,6 +423,12 @@ func (s *Server) linkPatch(ctx context.Context, in *linkInput, adding bool) (*li
 			return nil, BadRequest("channel", "must be a channel id, or 0 for none")
 		}
 		p.ChannelID = in.Channel
+	}
+	if in.Campaign != nil {
+		if *in.Campaign < 0 {
+			return nil, BadRequest("campaign", "must be a campaign id, or 0 for none")
+		}
+		p.CampaignID = in.Campaign
 	}
 	if in.Parameters != nil {
 		if err := validParams(*in.Parameters); err != nil {
@@ -418,7 +485,7 @@ func (s *Server) patchTypeAndAccess(p *link.LinkPatch, in *linkInput, adding boo
 		}
 		t, err := link.ParseTime(*in.Expiry)
 		if err != nil {
-			return BadRequest("expiry", "must be a UTC time as YYYY-MM-DD HH:MM:SS")
+			return BadRequest("expiry", "must be a UTC time as YYYY-MM-DD HH:MM:SS, or a date YYYY-MM-DD (the end of that day)")
 		}
 		if !t.After(s.now()) {
 			return BadRequest("expiry", "must be in the future")
@@ -449,8 +516,21 @@ func (s *Server) linkHost(raw string) (string, error) {
 	return host, nil
 }
 
-// patchTexts handles metatitle, metadescription and metaimage.
+// patchTexts handles metatitle, metadescription, metaimage, description
+// and status.
 func (s *Server) patchTexts(p *link.LinkPatch, in *linkInput) error {
+	if in.Description != nil {
+		if err := link.ValidText(*in.Description, link.MaxDescription, true); err != nil {
+			return BadRequest("description", err.Error())
+		}
+		p.Description = in.Description
+	}
+	if in.Status != nil {
+		if err := link.ValidStatus(*in.Status); err != nil {
+			return BadRequest("status", err.Error())
+		}
+		p.Status = in.Status
+	}
 	if in.MetaTitle != nil {
 		if err := link.ValidText(*in.MetaTitle, link.MaxMetaTitle, false); err != nil {
 			return BadRequest("metatitle", err.Error())

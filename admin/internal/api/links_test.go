@@ -85,8 +85,8 @@ func TestLinkAddAndGetShape(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.user("alice")
 	r := e.do("POST", "/api/url/add", key, map[string]any{"url": "https://example.com/page?a=1"}).wantStatus(t, http.StatusOK)
-	wantKeys(t, r.Body, map[string]string{"error": "number", "id": "number", "shorturl": "string"})
-	if r.Body["error"] != float64(0) || len(r.Body) != 3 {
+	wantKeys(t, r.Body, map[string]string{"error": "number", "id": "number", "shorturl": "string", "short": "string"})
+	if r.Body["error"] != float64(0) || len(r.Body) != 4 || r.Body["short"] != r.Body["shorturl"] {
 		t.Errorf("add body %s", r.Raw)
 	}
 	short := r.Body["shorturl"].(string)
@@ -237,7 +237,7 @@ func TestLinkAddValidation(t *testing.T) {
 		{"domain other's", map[string]any{"url": "https://e.com", "domain": "https://go.bob.example"}, 400, []string{"domain", "not one of your domains"}},
 		{"domain unknown", map[string]any{"url": "https://e.com", "domain": "nope.example"}, 400, []string{"domain"}},
 		{"domain garbage", map[string]any{"url": "https://e.com", "domain": "https://x.example/path"}, 400, []string{"domain"}},
-		{"expiry format", map[string]any{"url": "https://e.com", "expiry": "2099-01-01"}, 400, []string{"expiry", "YYYY-MM-DD HH:MM:SS"}},
+		{"expiry format", map[string]any{"url": "https://e.com", "expiry": "2099/01/01"}, 400, []string{"expiry", "YYYY-MM-DD HH:MM:SS"}},
 		{"expiry past", map[string]any{"url": "https://e.com", "expiry": "2001-01-01 00:00:00"}, 400, []string{"expiry", "future"}},
 		{"geo country", map[string]any{"url": "https://e.com", "geotarget": []map[string]string{{"location": "de", "link": "https://a.com"}, {"location": "atlantis", "link": "https://b.com"}}}, 400, []string{"geotarget[1].location", "unknown country"}},
 		{"geo duplicate", map[string]any{"url": "https://e.com", "geotarget": []map[string]string{{"location": "de", "link": "https://a.com"}, {"location": "Germany", "link": "https://b.com"}}}, 400, []string{"geotarget[1].location", "duplicate"}},
@@ -386,8 +386,8 @@ func TestLinkUpdatePartial(t *testing.T) {
 	before := e.shortLinkDetails(t, key, id)
 	path := fmt.Sprintf("/api/url/%d/update", id)
 
-	// One field changes; description and status sent to update are ignored.
-	r := e.do("PUT", path, key, map[string]any{"metatitle": "New", "description": "ignored", "status": "private"}).wantStatus(t, http.StatusOK)
+	// One field changes.
+	r := e.do("PUT", path, key, map[string]any{"metatitle": "New"}).wantStatus(t, http.StatusOK)
 	wantKeys(t, r.Body, map[string]string{"error": "number", "id": "number", "short": "string"})
 	if r.Body["short"] != "http://sho.rt/keepme" || r.Body["id"] != float64(id) || len(r.Body) != 3 {
 		t.Errorf("update body %s", r.Raw)
@@ -477,8 +477,8 @@ func TestLinkListOrderAndPaging(t *testing.T) {
 	}
 	row := items[0].(map[string]any)
 	wantKeys(t, row, map[string]string{"id": "number", "alias": "string", "shorturl": "string", "longurl": "string",
-		"clicks": "number", "title": "string", "description": "string", "date": "string"})
-	if len(row) != 8 || row["clicks"] != float64(2) || row["title"] != "t2" || row["description"] != "d" ||
+		"clicks": "number", "title": "string", "description": "string", "date": "string", "campaign": "number"})
+	if len(row) != 9 || row["clicks"] != float64(2) || row["title"] != "t2" || row["description"] != "d" ||
 		row["date"] != "2026-01-01 02:00:00" || row["shorturl"] != "http://sho.rt/"+row["alias"].(string) {
 		t.Errorf("row %v", row)
 	}

@@ -26,6 +26,20 @@ func (s *Server) linkStatsData(ctx context.Context, linkID int64) (map[string]an
 	return s.statsData(ctx, click.KindLink, linkID, linkSocialKeys, intCounts)
 }
 
+// linkUniques reads the unique visitors of a list page's links in one
+// ClickHouse query (GET /api/urls?with=uniqueClicks); without a stats
+// service (tests of other areas) every link has 0.
+func (s *Server) linkUniques(ctx context.Context, links []link.Link) (map[int64]uint64, error) {
+	if s.stats == nil {
+		return map[int64]uint64{}, nil
+	}
+	ids := make([]int64, len(links))
+	for i := range links {
+		ids[i] = links[i].ID
+	}
+	return s.stats.UniqueClicks(ctx, click.KindLink, ids)
+}
+
 // statsData builds a data block for kind/id. Without a stats service (tests
 // of other areas) it reports a target nobody visited, with the spec's keys
 // only.

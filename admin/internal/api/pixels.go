@@ -46,8 +46,13 @@ func (s *Server) addPixel(w http.ResponseWriter, r *http.Request, u *link.User) 
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.Type == nil || !link.ValidPixelType(*in.Type) {
-		return BadRequest("type", "must be one of "+strings.Join(link.PixelTypes, ", "))
+	var rawType string // absent: the error lists the types
+	if in.Type != nil {
+		rawType = *in.Type
+	}
+	typ, err := pixelType(rawType)
+	if err != nil {
+		return err
 	}
 	if in.Name == nil {
 		return BadRequest("name", "required")
@@ -62,11 +67,22 @@ func (s *Server) addPixel(w http.ResponseWriter, r *http.Request, u *link.User) 
 	if err := link.ValidPixelTag(*in.Tag); err != nil {
 		return BadRequest("tag", err.Error())
 	}
-	p := &link.Pixel{UserID: u.ID, Type: *in.Type, Name: name, Tag: *in.Tag}
+	p := &link.Pixel{UserID: u.ID, Type: typ, Name: name, Tag: *in.Tag}
 	if err := s.store.CreatePixel(r.Context(), p); err != nil {
 		return err
 	}
 	return OK(w, map[string]any{"id": p.ID})
+}
+
+// pixelType resolves a written type, a spec name or an alias of the
+// original service's identifiers, to the spec name that is stored.
+func pixelType(raw string) (string, error) {
+	typ, ok := link.PixelType(raw)
+	if !ok {
+		return "", BadRequest("type", "must be one of "+strings.Join(link.PixelTypes, ", ")+
+			" (or an identifier of the original service such as fbpixel or gtmpixel)")
+	}
+	return typ, nil
 }
 
 // pixelName checks a pixel's name: 1–100 characters of plain text.
@@ -96,7 +112,14 @@ func (s *Server) updatePixel(w http.ResponseWriter, r *http.Request, u *link.Use
 	if err := link.ValidPixelTag(*in.Tag); err != nil {
 		return BadRequest("tag", err.Error())
 	}
-	var name *string
+	var typ, name *string
+	if in.Type != nil {
+		t, err := pixelType(*in.Type)
+		if err != nil {
+			return err
+		}
+		typ = &t
+	}
 	if in.Name != nil {
 		n, err := pixelName(*in.Name)
 		if err != nil {
@@ -104,7 +127,7 @@ func (s *Server) updatePixel(w http.ResponseWriter, r *http.Request, u *link.Use
 		}
 		name = &n
 	}
-	if err := s.store.UpdatePixel(r.Context(), u.ID, id, name, *in.Tag); err != nil {
+	if err := s.store.UpdatePixel(r.Context(), u.ID, id, typ, name, *in.Tag); err != nil {
 		if errors.Is(err, link.ErrNotFound) {
 			return NotFound("pixel")
 		}

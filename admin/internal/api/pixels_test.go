@@ -86,7 +86,7 @@ func TestPixelValidation(t *testing.T) {
 	}{
 		{"no type", with("type", nil), []string{"type", "shortvideo"}},
 		{"bad type", with("type", "facebookpixel"), []string{"type", "must be one of"}},
-		{"type case", with("type", "AnalyticsPixel"), []string{"type"}},
+		{"type padded", with("type", " analyticspixel"), []string{"type"}},
 		{"no name", with("name", nil), []string{"name", "required"}},
 		{"blank name", with("name", "  "), []string{"name", "required"}},
 		{"long name", with("name", strings.Repeat("n", 101)), []string{"name", "100"}},

@@ -261,11 +261,16 @@ func TestPricePush(t *testing.T) {
 	if r.Body["accepted"] != float64(3) || r.Body["updated"] != float64(1) {
 		t.Errorf("array push: %s", r.Raw)
 	}
-	// Wrong content type is refused before anything else.
-	req, _ := http.NewRequest("POST", e.http.URL+"/api/price/update", strings.NewReader(`{}`))
+	// A body that is not JSON is refused before anything else; JSON is
+	// read whatever its label (docs/api.md "Compatibility").
+	req, _ := http.NewRequest("POST", e.http.URL+"/api/price/update", strings.NewReader(`symbol,price`))
+	req.Header.Set("Authorization", "Bearer "+op)
+	req.Header.Set("Content-Type", "text/csv")
+	e.send(req).wantStatus(t, http.StatusUnsupportedMediaType)
+	req, _ = http.NewRequest("POST", e.http.URL+"/api/price/update", strings.NewReader(`[]`))
 	req.Header.Set("Authorization", "Bearer "+op)
 	req.Header.Set("Content-Type", "text/plain")
-	e.send(req).wantStatus(t, http.StatusUnsupportedMediaType)
+	e.send(req).wantStatus(t, http.StatusBadRequest).wantMessage(t, "no ticks")
 
 	// Every accepted tick, the older ones too, is in ClickHouse.
 	var n uint64

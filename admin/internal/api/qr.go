@@ -98,18 +98,30 @@ func (s *Server) ownQR(r *http.Request, u *link.User) (*link.QR, error) {
 // Data stays raw because its shape depends on the type.
 type qrInput struct {
 	Type       *string         `json:"type"`
-	Data       json.RawMessage `json:"data"`
+	Data       json.RawMessage `json:"data"` // JSON null is reset to nil: "not sent"
 	Background *string         `json:"background"`
 	Foreground *string         `json:"foreground"`
 	Logo       *string         `json:"logo"`
 	Name       *string         `json:"name"`
 }
 
+// decode reads the body; a raw field keeps JSON null as the bytes "null",
+// which clients send for "not set", so it is cleared here.
+func (in *qrInput) decode(w http.ResponseWriter, r *http.Request) error {
+	if err := Decode(w, r, in); err != nil {
+		return err
+	}
+	if string(in.Data) == "null" {
+		in.Data = nil
+	}
+	return nil
+}
+
 const qrTypes = "text, vcard, link, email, phone, sms, wifi"
 
 func (s *Server) addQR(w http.ResponseWriter, r *http.Request, u *link.User) error {
 	var in qrInput
-	if err := Decode(w, r, &in); err != nil {
+	if err := in.decode(w, r); err != nil {
 		return err
 	}
 	if in.Type == nil {
@@ -233,7 +245,7 @@ func (s *Server) updateQR(w http.ResponseWriter, r *http.Request, u *link.User) 
 		return err
 	}
 	var in qrInput
-	if err := Decode(w, r, &in); err != nil {
+	if err := in.decode(w, r); err != nil {
 		return err
 	}
 	if in.Type != nil {

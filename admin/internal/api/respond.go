@@ -75,7 +75,9 @@ func ParsePage(r *http.Request) (Page, error) {
 
 // List writes the paged envelope of spec 2.1. total is the number of
 // records over all pages; items must be a non-nil slice (an empty list is
-// [] in JSON). error is the string "0" as in the spec's samples.
+// [] in JSON). error is the integer 0 as in every other success: the
+// spec's samples show the string "0", but strict clients of this API
+// (error != 0, !data.error) treat any string as a failure.
 func List(w http.ResponseWriter, p Page, total int, key string, items any) error {
 	maxPage := (total + p.Limit - 1) / p.Limit
 	if maxPage < 1 {
@@ -86,7 +88,7 @@ func List(w http.ResponseWriter, p Page, total int, key string, items any) error
 		next = p.Page + 1
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"error": "0",
+		"error": 0,
 		"data": map[string]any{
 			"result":      total,
 			"perpage":     p.Limit,

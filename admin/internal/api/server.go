@@ -2,7 +2,8 @@
 // API of the spec under /api, the price API at /api/price, and health
 // endpoints. Handlers return errors; one function turns them into the
 // spec's error body. Every /api request passes the guard (rate limit, then
-// API key) before it reaches a handler.
+// API key) before it reaches a handler, except registration, which issues
+// keys and has its own limit.
 package api
 
 import (
@@ -58,6 +59,9 @@ type Server struct {
 	// logoFetch tunes the fetch of QR logo URLs; the zero value is the
 	// production policy. Tests set AllowAddr to reach an httptest server.
 	logoFetch safefetch.Options
+	// frameFetch tunes the header check of frame and overlay destinations
+	// (framing.go); zero is the production policy with a 3 s timeout.
+	frameFetch safefetch.Options
 }
 
 // New builds the server and its routes.
@@ -92,10 +96,11 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/api/price", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/", s.guard(scopeAPI, false, s.api))
+	mux.Handle("/api/register", s.registerHandler()) // no key yet: outside the guard (register.go)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, NotFound("route "+r.URL.Path))
 	})
-	return s.timeout(mux)
+	return s.timeout(s.cors(mux))
 }
 
 // PriceHandler serves only the price API (the optional KURZ_PRICE_ADDR
@@ -109,7 +114,7 @@ func (s *Server) PriceHandler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, NotFound("route "+r.URL.Path))
 	})
-	return s.timeout(mux)
+	return s.timeout(s.cors(mux))
 }
 
 // requestTimeout bounds every request's store calls.

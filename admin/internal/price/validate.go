@@ -170,8 +170,18 @@ func allDigits(s string) bool {
 	return true
 }
 
-// ParseTickTime parses an RFC 3339 time and checks it against now: not
-// before 1970-01-02 and at most MaxFutureSkew ahead.
+// SpacedTimeLayout is the timestamp form of the link-management API
+// ("2026-11-21 16:00:00"), accepted for ticks too and read as UTC: spreadsheet
+// and database exports write it, and the API's own clients know it.
+const SpacedTimeLayout = "2006-01-02 15:04:05"
+
+const timeRule = "must be an RFC 3339 time such as 2026-11-21T16:00:00Z, or YYYY-MM-DD HH:MM:SS in UTC"
+
+// ParseTickTime parses an RFC 3339 time or a SpacedTimeLayout time (UTC)
+// and checks it against now: not before 1970-01-02 and at most
+// MaxFutureSkew ahead. A time without an offset in RFC 3339 form
+// ("2026-11-21T16:00:00") stays an error: its "T" suggests an ISO 8601
+// local time, and guessing its zone would shift quotes silently.
 func ParseTickTime(raw string, now time.Time) (time.Time, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
@@ -179,7 +189,11 @@ func ParseTickTime(raw string, now time.Time) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, &FieldError{"timestamp", "must be an RFC 3339 time such as 2026-11-21T16:00:00Z"}
+		// time.Parse reads a layout without a zone as UTC.
+		t, err = time.Parse(SpacedTimeLayout, s)
+	}
+	if err != nil {
+		return time.Time{}, &FieldError{"timestamp", timeRule}
 	}
 	return CheckTickTime(t, now)
 }

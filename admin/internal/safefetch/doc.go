@@ -1,5 +1,6 @@
-// Package safefetch fetches user-supplied URLs (QR logos) without letting
-// them reach internal services (SSRF).
+// Package safefetch fetches user-supplied URLs (QR logos; the headers of
+// frame and overlay destinations) without letting them reach internal
+// services (SSRF).
 //
 // The address check runs at dial time on the resolved IP, inside
 // net.Dialer.Control, so DNS rebinding, redirects, odd IP spellings and

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"kurz/shared/chstore"
 	"kurz/shared/click"
 )
 
@@ -83,16 +84,6 @@ const rangeTotalsSQL = `SELECT countIfMerge(humans), uniqIfMerge(visitors)
 FROM click_hourly
 WHERE kind = ? AND target_id = ? AND hour >= toDateTime(?, 'UTC') AND hour < toDateTime(?, 'UTC')`
 
-// rangeDimsFrom breaks a date range down by dimension. There is no per-day
-// dimension aggregate (it would double the insert cost, see 0004), so it
-// reads the raw table within its primary-key range (kind, target_id, ts):
-// the cost is the range's clicks, not the link's.
-const rangeDimsFrom = `(SELECT d.1 AS dim, d.2 AS value, count() AS hits FROM clicks
-	ARRAY JOIN [('country', country), ('referrer', referrer_host), ('browser', browser), ('os', os),
-		('category', toString(referrer_category))] AS d
-	WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human'
-	GROUP BY dim, value)`
-
 // Range returns the series, totals and breakdowns of one target for the
 // whole UTC days from..to, every bucket present (zero-filled).
 func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to time.Time, iv Interval) (*Range, error) {
@@ -121,7 +112,7 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 		return err
 	})
 	g.Go(func() (err error) {
-		r.Breakdown, err = s.breakdown(gctx, rangeDimsFrom, args...)
+		r.Breakdown, err = chstore.ReadRangeBreakdown(gctx, s.conn, kind, id, from, end)
 		return err
 	})
 	if err := g.Wait(); err != nil {

@@ -74,20 +74,20 @@ func TestSummary(t *testing.T) {
 			Clicks: 6, UniqueClicks: 4, BotClicks: 1, PreviewClicks: 1, PrefetchClicks: 1,
 			Breakdown: stats.Breakdown{
 				// germany and united states tie at 2: by name
-				Countries:  []stats.Count{{"germany", 2}, {"united states", 2}, {"switzerland", 1}, {"unknown", 1}},
-				Referrers:  []stats.Count{{"google.com", 3}, {"direct", 1}, {"facebook.com", 1}, {"t.co", 1}},
-				Browsers:   []stats.Count{{"Chrome", 4}, {"Firefox", 1}, {"Safari", 1}},
-				OS:         []stats.Count{{"MacOS", 2}, {"Windows", 2}, {"Linux", 1}, {"iOS", 1}},
+				Countries:  []stats.Count{{Name: "germany", N: 2}, {Name: "united states", N: 2}, {Name: "switzerland", N: 1}, {Name: "unknown", N: 1}},
+				Referrers:  []stats.Count{{Name: "google.com", N: 3}, {Name: "direct", N: 1}, {Name: "facebook.com", N: 1}, {Name: "t.co", N: 1}},
+				Browsers:   []stats.Count{{Name: "Chrome", N: 4}, {Name: "Firefox", N: 1}, {Name: "Safari", N: 1}},
+				OS:         []stats.Count{{Name: "MacOS", N: 2}, {Name: "Windows", N: 2}, {Name: "Linux", N: 1}, {Name: "iOS", N: 1}},
 				Categories: map[string]uint64{"searchengine": 3, "socialnetwork": 1, "microblog": 1, "direct": 1},
 			},
 		}},
 		{"qr", click.KindQR, 7, stats.Summary{
 			Clicks: 2, UniqueClicks: 2,
 			Breakdown: stats.Breakdown{
-				Countries:  []stats.Count{{"germany", 2}},
-				Referrers:  []stats.Count{{"instagram.com", 2}},
-				Browsers:   []stats.Count{{"Chrome", 2}},
-				OS:         []stats.Count{{"Android", 2}},
+				Countries:  []stats.Count{{Name: "germany", N: 2}},
+				Referrers:  []stats.Count{{Name: "instagram.com", N: 2}},
+				Browsers:   []stats.Count{{Name: "Chrome", N: 2}},
+				OS:         []stats.Count{{Name: "Android", N: 2}},
 				Categories: map[string]uint64{"photosharing": 2},
 			},
 		}},
@@ -165,7 +165,7 @@ func TestTopNCutAndTies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Referrers) != stats.TopN || got.Referrers[9] != (stats.Count{"x.example", 5}) || got.Referrers[0] != (stats.Count{"a.example", 20}) {
+	if len(got.Referrers) != stats.TopN || got.Referrers[9] != (stats.Count{Name: "x.example", N: 5}) || got.Referrers[0] != (stats.Count{Name: "a.example", N: 20}) {
 		t.Fatalf("referrers = %v", got.Referrers)
 	}
 }

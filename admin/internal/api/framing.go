@@ -1,0 +1,266 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"kurz/admin/internal/safefetch"
+	"kurz/shared/link"
+)
+
+// Frame and overlay links show their destination in an iframe on the
+// short link's host. A destination that forbids being framed
+// (X-Frame-Options, CSP frame-ancestors) cannot load there, and the edge's
+// frame page then sends the visitor to it directly: the frame or overlay
+// is lost. Writes of such links look at the destinations' response headers
+// and answer "warnings", so the owner learns it before the visitors do;
+// the write itself never depends on them.
+
+// Limits of the framing check: it runs inside the write request, so it is
+// short and bounded however many targets the link has.
+const (
+	frameCheckTimeout = 3 * time.Second
+	maxFrameChecks    = 5
+	// maxReasonLen caps the header text quoted back in a warning.
+	maxReasonLen = 120
+)
+
+// framed reports whether a link of type typ shows its destination in an
+// iframe (splash pages redirect, so they are not).
+func framed(typ string) bool { return typ == link.TypeFrame || typ == link.TypeOverlay }
+
+// frameWarnings checks where l sends visitors (the long URL, then the
+// targeting links: at most maxFrameChecks distinct URLs, side by side) and
+// returns one warning per destination that forbids framing or could not
+// be checked. It returns nil when l is not framed.
+func (s *Server) frameWarnings(ctx context.Context, l *link.Link) []string {
+	if !framed(l.Type) {
+		return nil
+	}
+	ancestor, err := url.Parse(l.ShortURL(s.cfg.BaseURL))
+	if err != nil {
+		return nil // our own configured URL: validated at start-up
+	}
+	dests := frameDestinations(l)
+	warnings := make([]string, len(dests))
+	opt := s.frameFetch
+	if opt.Timeout <= 0 {
+		opt.Timeout = frameCheckTimeout
+	}
+	var wg sync.WaitGroup
+	for i, d := range dests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			warnings[i] = frameWarning(ctx, d, ancestor, opt)
+		}()
+	}
+	wg.Wait()
+	out := warnings[:0]
+	for _, w := range warnings {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// frameDestinations lists l's distinct destinations with the field each
+// came from, the long URL first.
+func frameDestinations(l *link.Link) []urlField {
+	all := []urlField{{"url", l.LongURL}}
+	for i, g := range l.GeoTargets {
+		all = append(all, urlField{fmt.Sprintf("geotarget[%d].link", i), g.Link})
+	}
+	for i, d := range l.DeviceTargets {
+		all = append(all, urlField{fmt.Sprintf("devicetarget[%d].link", i), d.Link})
+	}
+	for i, g := range l.LangTargets {
+		all = append(all, urlField{fmt.Sprintf("languagetarget[%d].link", i), g.Link})
+	}
+	var out []urlField
+	seen := map[string]bool{}
+	for _, d := range all {
+		if !seen[d.url] && len(out) < maxFrameChecks {
+			seen[d.url] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// frameWarning checks one destination; "" means it may be framed.
+func frameWarning(ctx context.Context, d urlField, ancestor *url.URL, opt safefetch.Options) string {
+	shown := originOf(d.url)
+	_, h, err := safefetch.Headers(ctx, d.url, opt)
+	if err != nil {
+		return fmt.Sprintf("%s: %s could not be checked for framing (unreachable, or no answer within %s); "+
+			"if it forbids framing, visitors will be redirected to it instead, without the frame", d.field, shown, opt.Timeout)
+	}
+	reason := framingBlock(h, ancestor)
+	if reason == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s forbids framing (%s); visitors will be redirected to it instead, without the frame",
+		d.field, shown, reason)
+}
+
+// originOf is scheme://host of a valid URL, the part a warning shows.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// framingBlock applies the browser's rules to a response's headers for a
+// frame on ancestor and returns why framing is refused, or "" when it is
+// allowed. An enforced CSP with frame-ancestors decides alone (browsers
+// then ignore X-Frame-Options); otherwise X-Frame-Options does, as the
+// HTML standard processes it.
+func framingBlock(h http.Header, ancestor *url.URL) string {
+	policies := 0
+	for _, header := range h.Values("Content-Security-Policy") {
+		for _, policy := range strings.Split(header, ",") {
+			sources, ok := frameAncestors(policy)
+			if !ok {
+				continue
+			}
+			policies++
+			if !ancestorsAllow(sources, ancestor) {
+				return clip("Content-Security-Policy: frame-ancestors " + strings.Join(sources, " "))
+			}
+		}
+	}
+	if policies > 0 {
+		return ""
+	}
+	return xfoBlock(h.Values("X-Frame-Options"))
+}
+
+// frameAncestors returns the source list of a policy's first
+// frame-ancestors directive (directive names are case-insensitive; later
+// duplicates are ignored, as browsers ignore them).
+func frameAncestors(policy string) ([]string, bool) {
+	for _, directive := range strings.Split(policy, ";") {
+		fields := strings.Fields(directive)
+		if len(fields) > 0 && strings.EqualFold(fields[0], "frame-ancestors") {
+			return fields[1:], true
+		}
+	}
+	return nil, false
+}
+
+// ancestorsAllow matches ancestor against a frame-ancestors source list
+// (CSP level 3): *, scheme sources and host sources can allow it; 'self'
+// cannot, since the short link's host is never the destination's; an
+// empty list or 'none' allows nothing.
+func ancestorsAllow(sources []string, ancestor *url.URL) bool {
+	for _, src := range sources {
+		if sourceMatches(strings.ToLower(src), ancestor) {
+			return true
+		}
+	}
+	return false
+}
+
+func sourceMatches(src string, anc *url.URL) bool {
+	scheme := strings.ToLower(anc.Scheme)
+	switch {
+	case src == "*":
+		return scheme == "http" || scheme == "https"
+	case strings.HasPrefix(src, "'"):
+		return false // 'none', 'self' and other keywords
+	case strings.HasSuffix(src, ":") && !strings.Contains(src, "/"):
+		return schemeMatches(strings.TrimSuffix(src, ":"), scheme)
+	}
+	rest := src
+	if s, r, ok := strings.Cut(src, "://"); ok {
+		if !schemeMatches(s, scheme) {
+			return false
+		}
+		rest = r
+	} else if scheme != "http" && scheme != "https" {
+		return false
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		rest = rest[:i] // frame-ancestors compares origins: no path
+	}
+	host, port := rest, ""
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 && !strings.HasSuffix(rest, "]") {
+		host, port = rest[:i], rest[i+1:]
+	}
+	host = strings.Trim(host, "[]") // IPv6 literal, as Hostname gives it
+	ancHost := strings.ToLower(anc.Hostname())
+	switch {
+	case host == "*":
+	case strings.HasPrefix(host, "*."):
+		if !strings.HasSuffix(ancHost, host[1:]) {
+			return false
+		}
+	case host != ancHost:
+		return false
+	}
+	return portMatches(port, anc)
+}
+
+// schemeMatches: a source's http also allows https (the secure upgrade).
+func schemeMatches(src, scheme string) bool {
+	return src == scheme || src == "http" && scheme == "https"
+}
+
+func portMatches(port string, anc *url.URL) bool {
+	ancPort := anc.Port()
+	if ancPort == "" {
+		ancPort = map[string]string{"http": "80", "https": "443"}[strings.ToLower(anc.Scheme)]
+	}
+	switch port {
+	case "*":
+		return true
+	case "":
+		return ancPort == "80" || ancPort == "443"
+	}
+	return port == ancPort
+}
+
+// xfoBlock processes X-Frame-Options values as the HTML standard does: a
+// single "deny" or "sameorigin" refuses (our host is never the
+// destination's origin), conflicting values refuse, anything else (such as
+// the obsolete ALLOW-FROM, which browsers ignore) allows.
+func xfoBlock(values []string) string {
+	set := map[string]bool{}
+	var raw []string
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			p := strings.ToLower(strings.TrimSpace(part))
+			if p != "" && !set[p] {
+				set[p] = true
+				raw = append(raw, strings.TrimSpace(part))
+			}
+		}
+	}
+	blocked := false
+	switch {
+	case len(set) > 1:
+		blocked = set["deny"] || set["sameorigin"] || set["allowall"]
+	case len(set) == 1:
+		blocked = set["deny"] || set["sameorigin"]
+	}
+	if !blocked {
+		return ""
+	}
+	return clip("X-Frame-Options: " + strings.Join(raw, ", "))
+}
+
+func clip(s string) string {
+	if len(s) <= maxReasonLen {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxReasonLen], "") + "…"
+}

@@ -1,0 +1,174 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"kurz/shared/config"
+	"kurz/shared/pgstore"
+	"kurz/shared/secret"
+)
+
+// Self-service registration (POST /api/register): the caller has no key
+// yet, so this route sits outside the guard and brings its own defences —
+// the KURZ_REGISTRATION mode, an hourly per-IP limit counted before any
+// other work (also for failed attempts, so probing emails for 409 is
+// bounded too), and a refusal of cross-origin browser requests, without
+// which any web page could make its visitors' browsers sign up accounts
+// from their own addresses and so spread past the per-IP limit.
+
+// registerWindow is the per-IP registration window. rate_limits rows are
+// pruned an hour after their window starts, so it must not be longer.
+const registerWindow = time.Hour
+
+// maxPasswordBytes caps passwords as account update does: argon2 hashes
+// all of it.
+const maxPasswordBytes = 1024
+
+// registerPlan is the plan of new accounts; they get its rate limit.
+const registerPlan = "free"
+
+type registration struct {
+	Email    string `json:"email"`
+	Username string `json:"username"`
+	Password string `json:"password"`
+	Invite   string `json:"invite"`
+}
+
+// registerHandler serves /api/register; methods other than POST get a JSON
+// 405.
+func (s *Server) registerHandler() http.Handler {
+	csrf := http.NewCrossOriginProtection()
+	for _, o := range s.cfg.CORSOrigins {
+		// "*" lets any page call the API with a key; it does not let any
+		// page sign up accounts through its visitors' browsers.
+		if o == "*" {
+			continue
+		}
+		if err := csrf.AddTrustedOrigin(o); err != nil {
+			s.log.Warn("registration: ignoring CORS origin", "origin", o, "err", err)
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, r, s.log, Errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s; use POST", r.Method, r.URL.Path))
+			return
+		}
+		if err := s.register(w, r, csrf); err != nil {
+			writeError(w, r, s.log, err)
+		}
+	})
+}
+
+func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf *http.CrossOriginProtection) error {
+	mode := s.cfg.Registration
+	if mode != config.RegistrationOpen && mode != config.RegistrationInvite {
+		return Errorf(http.StatusForbidden, "registration is closed on this server: ask its operator for an account")
+	}
+	if err := csrf.Check(r); err != nil {
+		return Errorf(http.StatusForbidden, "registration from a page on another origin is not allowed; use this server's own sign-up page or a non-browser client")
+	}
+	if !s.countIn(w, r, registerBucket(s.clientIP(r)), s.cfg.RegistrationRateLimit, registerWindow) {
+		return nil // countIn wrote the 429 (or 503)
+	}
+	var in registration
+	if err := Decode(w, r, &in); err != nil {
+		return err
+	}
+	n, err := validRegistration(in)
+	if err != nil {
+		return err
+	}
+	var inviteHash []byte
+	if mode == config.RegistrationInvite {
+		code := strings.TrimSpace(in.Invite)
+		if code == "" {
+			return BadRequest("invite", "required: this server registers new accounts by invitation only")
+		}
+		inviteHash = secret.HashInviteCode(code)
+	}
+	if n.PasswordHash, err = secret.HashPassword(in.Password); err != nil {
+		return err
+	}
+	key, keyHash := secret.NewAPIKey()
+	n.APIKeyHash = keyHash
+	u, err := s.store.RegisterUser(r.Context(), n, inviteHash)
+	if err != nil {
+		return registerError(err)
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"error": 0, "id": u.ID, "username": u.Username, "email": u.Email, "api_key": key,
+	})
+	return nil
+}
+
+// validRegistration checks the account fields; the password is checked
+// but not yet hashed (the caller hashes it after the cheap checks).
+func validRegistration(in registration) (pgstore.NewUser, error) {
+	email, err := ValidEmail(in.Email)
+	if err != nil {
+		return pgstore.NewUser{}, err
+	}
+	username := strings.TrimSpace(in.Username)
+	if err := validNewUsername(username); err != nil {
+		return pgstore.NewUser{}, err
+	}
+	switch pw := in.Password; {
+	case pw == "":
+		return pgstore.NewUser{}, BadRequest("password", "required")
+	case len([]rune(pw)) < MinPasswordLen:
+		return pgstore.NewUser{}, BadRequest("password", "must be at least 8 characters")
+	case len(pw) > maxPasswordBytes:
+		return pgstore.NewUser{}, BadRequest("password", "must be at most 1024 bytes")
+	case strings.EqualFold(pw, username) || strings.EqualFold(pw, email):
+		return pgstore.NewUser{}, BadRequest("password", "must not be the username or the email address")
+	}
+	return pgstore.NewUser{Email: email, Username: username, Plan: registerPlan}, nil
+}
+
+// validNewUsername is the registration rule [a-z0-9_-]{3,32}: stricter
+// than ValidUsername (which operators' older accounts may follow), so
+// self-chosen names are lower case and URL-safe. Uniqueness is
+// case-insensitive in the database either way.
+func validNewUsername(u string) error {
+	if len(u) < 3 || len(u) > 32 {
+		return BadRequest("username", "must be 3 to 32 characters")
+	}
+	for _, c := range u {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return BadRequest("username", "may contain only lowercase letters a-z, digits, '-' and '_'")
+		}
+	}
+	return nil
+}
+
+func registerError(err error) error {
+	switch {
+	case errors.Is(err, pgstore.ErrInviteUnknown):
+		return Errorf(http.StatusForbidden, "invite: unknown code; ask the operator for an invitation")
+	case errors.Is(err, pgstore.ErrInviteExpired):
+		return Errorf(http.StatusForbidden, "invite: the code has expired; ask the operator for a new one")
+	case errors.Is(err, pgstore.ErrInviteUsedUp):
+		return Errorf(http.StatusForbidden, "invite: the code has been used up; ask the operator for a new one")
+	case errors.Is(err, pgstore.ErrEmailTaken):
+		return Conflict("email: already used by another account")
+	case errors.Is(err, pgstore.ErrUsernameTaken):
+		return Conflict("username: already taken")
+	}
+	return err
+}
+
+// registerBucket counts registrations per client address; IPv6 clients
+// per /64, the block one subscriber usually gets, so cycling through one's
+// own addresses does not multiply the limit.
+func registerBucket(ip netip.Addr) string {
+	if ip.Is6() {
+		p, _ := ip.Prefix(64) // cannot fail for IPv6; drops any zone
+		return "register:" + p.String()
+	}
+	return "register:" + ip.String()
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"kurz/shared/pgstore/pgtest"
+	"kurz/shared/secret"
+)
+
+func TestInviteCreate(t *testing.T) {
+	st, dsn := pgtest.Store(t)
+	t.Setenv("KURZ_DATABASE_URL", dsn)
+	ok := []struct {
+		name     string
+		args     []string
+		uses     *int // stored uses_left; nil = unlimited
+		wantUses int
+		expires  string
+	}{
+		{"defaults", nil, inviteUses(1), 1, ""},
+		{"uses and date", []string{"--uses", "10", "--expires", "2099-12-31"}, inviteUses(10), 10, "2099-12-31 23:59:59"},
+		{"unlimited with time", []string{"--uses", "0", "--expires", "2099-01-02 03:04:05"}, nil, 0, "2099-01-02 03:04:05"},
+	}
+	for _, tt := range ok {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCmd(append([]string{"invite", "create"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if strings.Count(out, "\n") != 1 {
+				t.Fatalf("want exactly one line, got %q", out)
+			}
+			var got struct {
+				ID      int64   `json:"id"`
+				Code    string  `json:"code"`
+				Uses    *int    `json:"uses"`
+				Expires *string `json:"expires"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("not JSON: %q", out)
+			}
+			if !strings.HasPrefix(got.Code, secret.InvitePrefix) || got.Uses == nil || *got.Uses != tt.wantUses ||
+				got.Expires == nil || *got.Expires != tt.expires {
+				t.Fatalf("printed %s", out)
+			}
+			inv, err := st.InviteByHash(context.Background(), secret.HashInviteCode(got.Code))
+			if err != nil {
+				t.Fatalf("code not stored by hash: %v", err)
+			}
+			if inv.ID != got.ID || (inv.UsesLeft == nil) != (tt.uses == nil) || tt.uses != nil && *inv.UsesLeft != *tt.uses {
+				t.Errorf("stored %+v", inv)
+			}
+			var clear int
+			if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM invites WHERE position(convert_to($1, 'UTF8') in code_hash) > 0", got.Code).Scan(&clear); err != nil || clear != 0 {
+				t.Errorf("code stored in clear: %d %v", clear, err)
+			}
+			if tt.expires != "" && (inv.ExpiresAt == nil || inv.ExpiresAt.Format("2006-01-02 15:04:05") != tt.expires) {
+				t.Errorf("stored expiry %v", inv.ExpiresAt)
+			}
+		})
+	}
+
+	past := time.Now().Add(-time.Hour).UTC().Format("2006-01-02 15:04:05")
+	bad := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"negative uses", []string{"create", "--uses", "-1"}, "uses: must be 1 or more"},
+		{"bad expiry", []string{"create", "--expires", "next week"}, "expires: want"},
+		{"past expiry", []string{"create", "--expires", past}, "in the past"},
+		{"unknown flag", []string{"create", "--forever"}, "forever"},
+		{"no subcommand", nil, "usage: admin invite create"},
+		{"unknown subcommand", []string{"delete"}, "usage: admin invite create"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCmd(append([]string{"invite"}, tt.args...)...)
+			if code != 2 || !strings.Contains(errs, tt.msg) || out != "" {
+				t.Fatalf("exit %d stdout %q stderr %q", code, out, errs)
+			}
+		})
+	}
+	var n int
+	if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM invites").Scan(&n); err != nil || n != len(ok) {
+		t.Fatalf("invites stored: %d %v", n, err)
+	}
+}
+
+// inviteUses is a --uses value as stored (nil = unlimited).
+func inviteUses(n int) *int { return &n }
