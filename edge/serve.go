@@ -99,6 +99,12 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		Push:          pipe.TryPush,
 		PipelineReady: func() error { return pipelineReady(pipe.Stats(), cfg.SpoolMaxBytes) },
 		Secret:        cfg.Secret,
+		// The public stats pages read through the pipeline's connection:
+		// the same lazily connecting client, so the edge starts and
+		// serves redirects while ClickHouse is down (the pages say 503).
+		LinkStats: func(ctx context.Context, id int64) (*chstore.Summary, error) {
+			return chstore.ReadSummary(ctx, chConn, click.KindLink, id)
+		},
 	})
 	if err != nil {
 		return err

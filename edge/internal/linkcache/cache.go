@@ -168,7 +168,7 @@ func (c *Cache) load(ctx context.Context, host, alias string) (*Link, error) {
 	if c.loadSetHook != nil {
 		c.loadSetHook()
 	}
-	if l.missing {
+	if l.Missing() {
 		c.links.SetWithTTL(key, l, cost, c.cfg.NegativeTTL)
 	} else {
 		c.links.Set(key, l, cost)

@@ -54,7 +54,7 @@ type Link struct {
 	hostLen, aliasLen uint16
 	Type              Type
 	Uses              target.Uses
-	missing           bool // negative cache entry: no such link
+	flags             flags
 	// Plain: direct, no password, expiry, targeting or pixels — the path
 	// that only needs a Location header.
 	Plain bool
@@ -91,8 +91,21 @@ type Extra struct {
 // never modified.
 var noExtra = &Extra{}
 
+// flags are the link's yes/no facts, packed into one byte so that Link
+// stays 64 bytes (warm_test checks the size).
+type flags uint8
+
+const (
+	flagMissing flags = 1 << iota // negative cache entry: no such link
+	flagPublic                    // status public: the stats page is served
+)
+
 // Missing reports whether l is a negative cache entry (no such link).
-func (l *Link) Missing() bool { return l.missing }
+func (l *Link) Missing() bool { return l.flags&flagMissing != 0 }
+
+// Public reports whether the link's status is public: its stats page
+// ({shorturl}+) is served. Status never changes how the link redirects.
+func (l *Link) Public() bool { return l.flags&flagPublic != 0 }
 
 // ExpiredAt reports whether the link has expired at unixNano.
 func (l *Link) ExpiredAt(unixNano int64) bool { return l.ExpiresAt != 0 && unixNano >= l.ExpiresAt }
@@ -122,7 +135,7 @@ func expiryNanos(t time.Time) int64 {
 }
 
 func missing(host, alias string) (*Link, int64) {
-	l := &Link{Extra: noExtra, missing: true}
+	l := &Link{Extra: noExtra, flags: flagMissing}
 	l.setStrings(host, alias, host+alias)
 	return l, int64(64 + len(host) + len(alias))
 }
@@ -156,6 +169,9 @@ func compileInto(l *Link, in *pgstore.EdgeLink, sl *slab) (int64, error) {
 		return 0, fmt.Errorf("compile link %d: host or alias too long", in.ID)
 	}
 	*l = Link{ID: in.ID, OwnerID: in.UserID, Extra: noExtra}
+	if in.Public {
+		l.flags |= flagPublic
+	}
 	l.setStrings(in.Host, in.Alias, sl.pack(in.Host, in.Alias, dest))
 	x := Extra{
 		PasswordHash:    sl.str(in.PasswordHash),

@@ -19,7 +19,7 @@ const cspTail = "; base-uri 'none'; frame-ancestors 'none'"
 
 // policies holds the hash sources of the embedded inline assets.
 type policies struct {
-	css, splash, pixel string
+	css, splash, pixel, frame string
 }
 
 func (h policies) static() string {
@@ -34,15 +34,18 @@ func (h policies) password() string {
 	return "default-src 'none'; style-src " + h.css + cspTail
 }
 
-// frame allows any http(s) document in the iframe: the destination is the
-// link's URL, which may be on any host.
-func (h policies) frame() string {
-	return "default-src 'none'; style-src " + h.css + "; frame-src https: http:; form-action 'none'" + cspTail
+// framePolicy allows any http(s) document in the iframe (the destination
+// is the link's URL, which may be on any host) and the fallback script
+// (assets/frame.js) that navigates to the destination when it refuses to
+// be framed.
+func (h policies) framePolicy() string {
+	return "default-src 'none'; style-src " + h.css + "; script-src " + h.frame +
+		"; frame-src https: http:; form-action 'none'" + cspTail
 }
 
 // overlay adds the hash of the per-render colour block.
 func (h policies) overlay(colorCSS string) string {
-	return "default-src 'none'; style-src " + h.css + " " + hashSource(colorCSS) +
+	return "default-src 'none'; style-src " + h.css + " " + hashSource(colorCSS) + "; script-src " + h.frame +
 		"; frame-src https: http:; form-action 'none'" + cspTail
 }
 

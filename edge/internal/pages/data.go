@@ -18,7 +18,7 @@ type Data interface {
 type kind uint8
 
 const (
-	kindMessage kind = iota // NotFound, Gone, Unavailable
+	kindMessage kind = iota // NotFound, Gone, Unavailable, StatsUnavailable
 	kindLanding
 	kindPassword
 	kindPreview
@@ -27,6 +27,7 @@ const (
 	kindSplash
 	kindPixel
 	kindCampaign
+	kindStats
 	numKinds
 )
 
@@ -41,6 +42,7 @@ var templateFiles = [numKinds]string{
 	kindSplash:   "splash.html",
 	kindPixel:    "pixel.html",
 	kindCampaign: "campaign.html",
+	kindStats:    "stats.html",
 }
 
 // NotFoundPage is the 404 page for an unknown alias. HomeURL, when a valid
@@ -150,6 +152,36 @@ type CampaignLink struct {
 	Description string
 }
 
+// StatsPage is the public statistics page of a link ({shorturl}+): its
+// human clicks, unique visitors and top-N lists. Title (else the alias)
+// names the link; ShortURL and Destination are shown only when http(s),
+// so leave Destination empty to hide it (password-protected links).
+// Countries are lower-case English names (shown capitalised).
+type StatsPage struct {
+	Title        string
+	Alias        string
+	ShortURL     string
+	Destination  string
+	Clicks       uint64
+	UniqueClicks uint64
+	Countries    []StatsCount
+	Referrers    []StatsCount
+	Browsers     []StatsCount
+	OS           []StatsCount
+	// CacheSeconds says how old the numbers may be, for the footnote.
+	CacheSeconds int
+}
+
+// StatsCount is one row of a top-N list.
+type StatsCount struct {
+	Name string
+	N    uint64
+}
+
+// StatsUnavailablePage is the 503 page of a stats page whose numbers cannot
+// be read right now. RetryAfter > 0 adds a Retry-After header (seconds).
+type StatsUnavailablePage struct{ RetryAfter int }
+
 // Status implementations: the default status of each page.
 
 func (*NotFoundPage) Status() int    { return http.StatusNotFound }
@@ -171,6 +203,10 @@ func (*OverlayPage) Status() int  { return http.StatusOK }
 func (*SplashPage) Status() int   { return http.StatusOK }
 func (*PixelPage) Status() int    { return http.StatusOK }
 func (*CampaignPage) Status() int { return http.StatusOK }
+func (*StatsPage) Status() int    { return http.StatusOK }
+func (*StatsUnavailablePage) Status() int {
+	return http.StatusServiceUnavailable
+}
 
 func (*NotFoundPage) kind() kind    { return kindMessage }
 func (*GonePage) kind() kind        { return kindMessage }
@@ -183,6 +219,10 @@ func (*OverlayPage) kind() kind     { return kindOverlay }
 func (*SplashPage) kind() kind      { return kindSplash }
 func (*PixelPage) kind() kind       { return kindPixel }
 func (*CampaignPage) kind() kind    { return kindCampaign }
+func (*StatsPage) kind() kind       { return kindStats }
+func (*StatsUnavailablePage) kind() kind {
+	return kindMessage
+}
 
 // Default overlay colours, used when a stored colour is not #RRGGBB.
 const (

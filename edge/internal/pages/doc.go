@@ -1,7 +1,7 @@
 // Package pages renders every HTML page the edge serves: the error and
 // landing pages, the password form, the social preview for crawlers, the
-// frame, splash, overlay and pixel interstitials and the public campaign
-// list.
+// frame, splash, overlay and pixel interstitials, the public campaign
+// list and a public link's stats page.
 //
 // Templates (templates/*.html) and the inline CSS and scripts (assets/) are
 // embedded and parsed once by New. Render is pure: it validates the page data
@@ -13,7 +13,10 @@
 // <style> element. Inline scripts and styles are fixed files whose SHA-256
 // hashes are listed in the Content-Security-Policy (no 'unsafe-inline', no
 // nonce); the per-request values they need (destination, countdown, pixel
-// ids) travel in escaped data-* attributes that the scripts read. The only
+// ids) travel in escaped data-* attributes that the scripts read. The frame
+// and overlay pages carry assets/frame.js: when the destination refuses to
+// be framed (X-Frame-Options or frame-ancestors, which browsers report to
+// no script), it navigates the top window to the destination. The only
 // dynamic style block, the overlay's colours, is built from validated hex
 // colours and hashed per render.
 package pages

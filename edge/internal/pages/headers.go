@@ -13,8 +13,9 @@ const (
 // included: Content-Type, X-Content-Type-Options, Referrer-Policy,
 // X-Frame-Options (DENY: none of our pages may be framed), Cache-Control
 // (no-store: every page answers one visit and must not be replayed from a
-// cache, which would also skip click counting) and, for the throttled
-// password form and the 503 page, Retry-After. Set them all; the status is
+// cache, which would also skip click counting; the stats page must stop
+// showing at once when its link turns private) and, for the throttled
+// password form and the 503 pages, Retry-After. Set them all; the status is
 // d.Status().
 //
 // The returned slice is shared for pages whose headers do not depend on the
@@ -27,6 +28,10 @@ func (p *Pages) Headers(d Data) []Header {
 	case *PixelPage:
 		return withCSP(p.headers[kindPixel], p.csp.pixelPolicy(pixelMask(d)))
 	case *UnavailablePage:
+		if d.RetryAfter > 0 {
+			return withExtra(p.headers[kindMessage], Header{"Retry-After", itoa(d.RetryAfter)})
+		}
+	case *StatsUnavailablePage:
 		if d.RetryAfter > 0 {
 			return withExtra(p.headers[kindMessage], Header{"Retry-After", itoa(d.RetryAfter)})
 		}
@@ -68,7 +73,7 @@ func (p *Pages) kindCSP(k kind) string {
 	case kindPassword:
 		return p.csp.password()
 	case kindFrame:
-		return p.csp.frame()
+		return p.csp.framePolicy()
 	case kindOverlay:
 		return p.csp.overlay(overlayCSS(&OverlayPage{}))
 	case kindSplash:

@@ -17,6 +17,7 @@ func samplePages() []Data {
 		&PreviewPage{Destination: dest}, &FramePage{Destination: dest},
 		&OverlayPage{Destination: dest, Background: "#010203"}, &SplashPage{Destination: dest},
 		&PixelPage{Destination: dest, Pixels: []Pixel{{"socialnetworkpixel", "1"}}}, &CampaignPage{Name: "c"},
+		&StatsPage{Alias: "a", ShortURL: dest, Destination: dest}, &StatsUnavailablePage{RetryAfter: 30},
 	}
 }
 
@@ -68,6 +69,8 @@ func TestHeadersRetryAfter(t *testing.T) {
 		{&UnavailablePage{}, ""},
 		{&PasswordPage{RetryAfter: 30}, "30"},
 		{&PasswordPage{Wrong: true}, ""},
+		{&StatsUnavailablePage{RetryAfter: 30}, "30"},
+		{&StatsUnavailablePage{}, ""},
 	}
 	for _, tt := range tests {
 		if got := header(p.Headers(tt.data), "Retry-After"); got != tt.want {

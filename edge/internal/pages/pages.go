@@ -21,6 +21,9 @@ var splashJS string
 //go:embed assets/pixel.js
 var pixelJS string
 
+//go:embed assets/frame.js
+var frameJS string
+
 // Header is one HTTP response header of a page.
 type Header struct{ Name, Value string }
 
@@ -40,6 +43,7 @@ func New() (*Pages, error) {
 		css:    hashSource(baseCSS),
 		splash: hashSource(splashJS),
 		pixel:  hashSource(pixelJS),
+		frame:  hashSource(frameJS),
 	}}
 	funcs := template.FuncMap{
 		// The assets are our own fixed files; their exact bytes are hashed
@@ -84,6 +88,8 @@ func script(name string) (template.JS, error) {
 		return template.JS(splashJS), nil
 	case "pixel":
 		return template.JS(pixelJS), nil
+	case "frame":
+		return template.JS(frameJS), nil
 	}
 	return "", fmt.Errorf("unknown script %q", name)
 }

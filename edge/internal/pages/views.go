@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"strconv"
+	"strings"
 )
 
 // ErrUnsafeURL is returned by Render when a page's required destination is
@@ -49,6 +51,21 @@ type campaignView struct {
 	Links       []campaignLinkView
 }
 
+type statsRow struct{ Name, N, Percent string }
+
+type statsList struct {
+	Heading string
+	Class   string // "cc" capitalises country names
+	Rows    []statsRow
+}
+
+type statsView struct {
+	Title, ShortURL, Destination string
+	Clicks, UniqueClicks         string
+	Lists                        []statsList
+	CacheSeconds                 int
+}
+
 // view validates d and builds its template data.
 func view(d Data) (any, error) {
 	switch d := d.(type) {
@@ -78,6 +95,10 @@ func view(d Data) (any, error) {
 		return pixelPage(d)
 	case *CampaignPage:
 		return campaignPage(d), nil
+	case *StatsPage:
+		return statsPage(d), nil
+	case *StatsUnavailablePage:
+		return messageView{"Statistics temporarily unavailable", "The statistics of this link cannot be read right now. Please retry in a moment.", ""}, nil
 	}
 	return nil, fmt.Errorf("unknown page data %T", d)
 }
@@ -191,4 +212,54 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+func statsPage(d *StatsPage) statsView {
+	list := func(heading, class string, cs []StatsCount) statsList {
+		l := statsList{Heading: heading, Class: class, Rows: make([]statsRow, 0, len(cs))}
+		for _, c := range cs {
+			l.Rows = append(l.Rows, statsRow{Name: c.Name, N: formatCount(c.N), Percent: percent(c.N, d.Clicks)})
+		}
+		return l
+	}
+	return statsView{
+		Title:        firstNonEmpty(d.Title, d.Alias, "Link statistics"),
+		ShortURL:     safeURL(d.ShortURL),
+		Destination:  safeURL(d.Destination),
+		Clicks:       formatCount(d.Clicks),
+		UniqueClicks: formatCount(d.UniqueClicks),
+		Lists: []statsList{
+			list("Top countries", "cc", d.Countries),
+			list("Top referrers", "", d.Referrers),
+			list("Top browsers", "", d.Browsers),
+			list("Top operating systems", "", d.OS),
+		},
+		CacheSeconds: max(d.CacheSeconds, 0),
+	}
+}
+
+// formatCount writes n with thin-space thousands separators (1 234 567),
+// readable in every locale.
+func formatCount(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	if len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString("\u202f")
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// percent is n as a share of total, to one decimal ("12.5%"); "" when
+// total is 0.
+func percent(n, total uint64) string {
+	if total == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(float64(n)*100/float64(total), 'f', 1, 64) + "%"
 }

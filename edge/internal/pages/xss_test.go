@@ -61,6 +61,9 @@ func hostilePages(x string) map[string]Data {
 			{Title: x, Alias: x, ShortURL: x, Description: x},
 			{Alias: x, ShortURL: "https://kurz.test/" + x, Description: x},
 		}},
+		"stats": &StatsPage{Title: x, Alias: x, ShortURL: x, Destination: x,
+			Countries: []StatsCount{{x, 1}}, Referrers: []StatsCount{{x, 2}}, Browsers: []StatsCount{{x, 3}}, OS: []StatsCount{{x, 4}}},
+		"stats urls": &StatsPage{Alias: x, ShortURL: "https://kurz.test/" + x, Destination: "https://dest.test/?q=" + x},
 	}
 }
 

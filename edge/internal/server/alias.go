@@ -13,18 +13,9 @@ import (
 
 // serveAlias resolves (host, alias) and serves the link.
 func (s *Server) serveAlias(ctx *fasthttp.RequestCtx, alias []byte) {
-	dom := s.domains.Lookup(ctx.Host())
-	host := ""
-	if dom != nil {
-		host = dom.Host
-	}
-	l, ok := s.links.Get(host, alias)
+	l, dom, ok := s.resolve(ctx, alias)
 	if !ok {
-		var err error
-		if l, err = s.links.Load(loadCtx(), host, string(alias)); err != nil {
-			s.unavailable(ctx)
-			return
-		}
+		return
 	}
 	if l.Missing() {
 		s.linkNotFound(ctx, dom)
@@ -33,10 +24,32 @@ func (s *Server) serveAlias(ctx *fasthttp.RequestCtx, alias []byte) {
 	s.serveLink(ctx, l, 0)
 }
 
+// resolve finds the link (request host, alias): from the cache, else
+// loaded. A missing link is a negative entry (l.Missing()); the branded
+// domain is nil for the default domain. When the link cannot be loaded it
+// answers 503 itself and returns ok false.
+func (s *Server) resolve(ctx *fasthttp.RequestCtx, alias []byte) (l *linkcache.Link, dom *linkcache.Domain, ok bool) {
+	dom = s.domains.Lookup(ctx.Host())
+	host := ""
+	if dom != nil {
+		host = dom.Host
+	}
+	if l, ok = s.links.Get(host, alias); ok {
+		return l, dom, true
+	}
+	l, err := s.links.Load(loadCtx(), host, string(alias))
+	if err != nil {
+		s.unavailable(ctx)
+		return nil, dom, false
+	}
+	return l, dom, true
+}
+
 // visit is what one request tells about its visitor.
 type visit struct {
 	hdr     reqHeaders
-	ip      netip.Addr
+	peer    netip.Addr // the TCP peer: a proxy when one is in front
+	ip      netip.Addr // the client: peer, or X-Forwarded-For from a trusted peer
 	country [2]byte
 	device  target.Device
 	class   click.Class
@@ -49,8 +62,8 @@ func (s *Server) observe(ctx *fasthttp.RequestCtx, v *visit) {
 	a := s.agents.inspect(ctx.UserAgent())
 	v.device, v.social = a.Device, a.SocialPreview
 	v.class = target.RequestClass(a.Class, ctx.Method(), v.hdr.purpose)
-	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	v.ip = s.resolver.Resolve(peer, v.hdr.xff)
+	v.peer, _ = netip.AddrFromSlice(ctx.RemoteIP())
+	v.ip = s.resolver.Resolve(v.peer, v.hdr.xff)
 }
 
 // serveLink applies the rules of l in the spec's order: expiry, password,
@@ -122,21 +135,32 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) netip.Addr {
 	return s.resolver.Resolve(peer, ctx.Request.Header.Peek(fasthttp.HeaderXForwardedFor))
 }
 
-// country is the visitor's ISO code from the trusted header when one is
-// configured, else from GeoIP; zero when unknown.
+// country is the visitor's ISO code from the country header when it is
+// believed (headerCountry), else from GeoIP on the client IP; zero when
+// unknown.
 func (s *Server) country(v *visit) [2]byte {
-	ip := v.ip
-	if s.cfg.CountryHeader != "" {
-		if v := v.hdr.country; len(v) == 2 {
-			c := [2]byte{upper(v[0]), upper(v[1])}
-			if target.IsCountry(c) {
-				return c
-			}
-		}
+	if c := s.headerCountry(v); c != ([2]byte{}) {
+		return c
+	}
+	if s.cfg.CountryOf != nil && v.ip.IsValid() {
+		return s.cfg.CountryOf(v.ip)
+	}
+	return [2]byte{}
+}
+
+// headerCountry is the ISO code of the KURZ_COUNTRY_HEADER header, zero
+// when it is not configured, absent, not a country, or sent by a peer that
+// is not believed. With KURZ_TRUSTED_PROXIES set only those proxies are
+// believed (anyone else could pick their own country); without it every
+// peer is, for operators behind a CDN that sets only the header (New logs
+// a warning). The peer check is a prefix scan: no allocation.
+func (s *Server) headerCountry(v *visit) [2]byte {
+	h := v.hdr.country
+	if len(h) != 2 || (s.countryFromProxies && !s.resolver.Trusted(v.peer)) {
 		return [2]byte{}
 	}
-	if s.cfg.CountryOf != nil && ip.IsValid() {
-		return s.cfg.CountryOf(ip)
+	if c := [2]byte{upper(h[0]), upper(h[1])}; target.IsCountry(c) {
+		return c
 	}
 	return [2]byte{}
 }
@@ -163,8 +187,9 @@ func (s *Server) push(ctx *fasthttp.RequestCtx, linkID, qrID, ownerID int64, kin
 		h.IP = [16]byte{}
 	}
 	h.Country = v.country
-	if h.Country == ([2]byte{}) && s.cfg.CountryHeader != "" {
-		h.Country = s.country(v)
+	if h.Country == ([2]byte{}) && len(v.hdr.country) > 0 {
+		// GeoIP, when needed, runs in the pipeline, off the request path.
+		h.Country = s.headerCountry(v)
 	}
 	h.SetUA(ctx.UserAgent())
 	h.SetReferer(ctx.Referer())

@@ -2,7 +2,12 @@
 
 package server
 
-import "testing"
+import (
+	"net/netip"
+	"testing"
+
+	"kurz/shared/clientip"
+)
 
 // The hit path must not allocate: asserted, not hoped for. The click
 // hand-off is the real pipeline.
@@ -25,6 +30,35 @@ func TestHotPathZeroAllocs(t *testing.T) {
 			ctx := hotCtx(t, e, tt.path, tt.ua, tt.headers)
 			if n := testing.AllocsPerRun(2000, func() { serveLoop(ctx, e.srv) }); n != 0 {
 				t.Fatalf("%v allocs per request, want 0", n)
+			}
+		})
+	}
+}
+
+// The country header's peer check (KURZ_TRUSTED_PROXIES set) allocates
+// nothing, whether the peer (203.0.113.9 in hotCtx) is trusted or not.
+func TestHotPathZeroAllocsCountryHeader(t *testing.T) {
+	withP, _ := withPipeline(t)
+	for name, trusted := range map[string]string{"trusted peer": "203.0.113.0/24", "untrusted peer": "10.0.0.0/8"} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, withP, geoOption(t), func(c *Config) {
+				c.CountryHeader = "X-Kurz-Country"
+				c.Resolver = clientip.New([]netip.Prefix{netip.MustParsePrefix(trusted)})
+			})
+			e.addLink(linkRow{Alias: "hot", URL: "https://example.com/landing"})
+			e.addLink(targetedLink())
+			for _, path := range []string{"/hot", "/tgt"} {
+				ctx := hotCtx(t, e, path, windowsUA, map[string]string{"X-Kurz-Country": "gb"})
+				if n := testing.AllocsPerRun(2000, func() { serveLoop(ctx, e.srv) }); n != 0 {
+					t.Fatalf("%s: %v allocs per request, want 0", path, n)
+				}
+				if path == "/tgt" {
+					// GeoIP says JP for the peer, which no rule targets.
+					want := map[string]string{"trusted peer": "https://example.com/gb", "untrusted peer": "https://example.com/default"}[name]
+					if got := string(ctx.Response.Header.Peek("Location")); got != want {
+						t.Fatalf("Location %q, want %q", got, want)
+					}
+				}
 			}
 		})
 	}

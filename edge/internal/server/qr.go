@@ -8,8 +8,10 @@ import (
 	"image"
 	"image/color"
 	"strconv"
+	"time"
 
 	"github.com/valyala/fasthttp"
+	"golang.org/x/sync/singleflight"
 
 	"kurz/shared/click"
 	"kurz/shared/link"
@@ -130,16 +132,30 @@ func (s *Server) qrImage(ctx *fasthttp.RequestCtx) {
 	}
 	key := e.q.Code + "\x00" + strconv.FormatInt(int64(format), 10) + "\x00" + strconv.Itoa(size) + "\x00" +
 		e.q.Foreground + "\x00" + e.q.Background + "\x00" + e.logoHash + "\x00" + e.q.Content
-	img, ok := s.qrImages.c.Get(key)
-	if !ok {
-		img, err = renderQR(e, format, size)
-		if err != nil {
-			s.log.Warn("render qr", "code", e.q.Code, "err", err)
-			s.unavailable(ctx)
-			return
-		}
-		s.qrImages.c.Set(key, img, int64(len(img.body)+len(key)+64))
+	img, err := s.cachedImage(key, func() (*qrImage, error) {
+		opt := qrcode.Options{Format: format, Size: size, Foreground: e.fg, Background: e.bg, Logo: e.logo}
+		return renderQR(e.q.Content, opt)
+	})
+	if err != nil {
+		s.renderUnavailable(ctx, e.q.Code, err)
+		return
 	}
+	writeImage(ctx, img)
+}
+
+// renderUnavailable answers 503 for an image that could not be rendered
+// (renderer busy, or a render error, which is logged).
+func (s *Server) renderUnavailable(ctx *fasthttp.RequestCtx, what string, err error) {
+	if !errors.Is(err, errRenderBusy) {
+		s.log.Warn("render qr", "qr", what, "err", err)
+	}
+	s.unavailable(ctx)
+}
+
+// writeImage answers with a rendered QR image: cacheable by anyone for a
+// day (it depends only on its URL), with an ETag for revalidation, and
+// sandboxed (an SVG opened directly can run nothing).
+func writeImage(ctx *fasthttp.RequestCtx, img *qrImage) {
 	h := &ctx.Response.Header
 	h.Set("ETag", img.etag)
 	h.Set("Cache-Control", "public, max-age=86400")
@@ -156,18 +172,64 @@ func (s *Server) qrImage(ctx *fasthttp.RequestCtx) {
 	}
 }
 
-func renderQR(e *qrEntry, format qrcode.Format, size int) (*qrImage, error) {
-	opt := qrcode.Options{Format: format, Size: size, Foreground: e.fg, Background: e.bg, Logo: e.logo}
-	body, err := qrcode.Render(e.q.Content, opt)
+// renderQR renders content with opt; when the content needs more pixels
+// than opt.Size, at the smallest size that works.
+func renderQR(content string, opt qrcode.Options) (*qrImage, error) {
+	body, err := qrcode.Render(content, opt)
 	var se *qrcode.SizeError
-	if errors.As(err, &se) && se.Min > size && se.Min <= qrcode.MaxSize {
+	if errors.As(err, &se) && se.Min > opt.Size && se.Min <= qrcode.MaxSize {
 		// Too much content for the size asked: the smallest size that works.
 		opt.Size = se.Min
-		body, err = qrcode.Render(e.q.Content, opt)
+		body, err = qrcode.Render(content, opt)
 	}
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(body)
-	return &qrImage{body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, ctype: format.ContentType()}, nil
+	return &qrImage{body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, ctype: opt.Format.ContentType()}, nil
+}
+
+// renderGate bounds the QR renders running at once (a PNG costs 3-9 ms of
+// CPU, and the sizes and links an anonymous client can ask for are many)
+// and merges concurrent renders of the same image into one.
+type renderGate struct {
+	sem   chan struct{}
+	group singleflight.Group
+}
+
+func newRenderGate(n int) *renderGate { return &renderGate{sem: make(chan struct{}, n)} }
+
+// renderWait is how long a render waits for a free slot before the request
+// gets a 503.
+const renderWait = 2 * time.Second
+
+var errRenderBusy = errors.New("qr renderer busy")
+
+// cachedImage returns the image cached under key, rendering it on a miss
+// through the render gate.
+func (s *Server) cachedImage(key string, render func() (*qrImage, error)) (*qrImage, error) {
+	if img, ok := s.qrImages.c.Get(key); ok {
+		return img, nil
+	}
+	v, err, _ := s.qrRender.group.Do(key, func() (any, error) {
+		t := time.NewTimer(renderWait)
+		defer t.Stop()
+		select {
+		case s.qrRender.sem <- struct{}{}:
+		case <-t.C:
+			return nil, errRenderBusy
+		}
+		defer func() { <-s.qrRender.sem }()
+		img, err := render()
+		if err != nil {
+			return nil, err
+		}
+		s.qrImages.c.Set(key, img, int64(len(img.body)+len(key)+64))
+		s.qrImages.c.Wait() // visible to the next request once singleflight lets go
+		return img, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*qrImage), nil
 }

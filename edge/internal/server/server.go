@@ -25,6 +25,7 @@ import (
 
 	"kurz/edge/internal/linkcache"
 	"kurz/edge/internal/pages"
+	"kurz/shared/chstore"
 	"kurz/shared/click"
 	"kurz/shared/clientip"
 	"kurz/shared/pgstore"
@@ -40,8 +41,9 @@ type Config struct {
 	// BaseURL is the default short domain's scheme://host (KURZ_BASE_URL).
 	BaseURL  string
 	Resolver *clientip.Resolver
-	// CountryHeader, when set, names a trusted header with the visitor's
-	// ISO country code (KURZ_COUNTRY_HEADER); it wins over CountryOf.
+	// CountryHeader, when set, names a header with the visitor's ISO
+	// country code (KURZ_COUNTRY_HEADER); it wins over CountryOf. When
+	// Resolver has trusted proxies it is believed only from them.
 	CountryHeader string
 	// CountryOf looks up an IP's country (GeoIP); nil when none is configured.
 	CountryOf func(netip.Addr) [2]byte
@@ -50,6 +52,10 @@ type Config struct {
 	Push func(*click.Hit) bool
 	// PipelineReady reports the click pipeline's health for /readyz; nil = ok.
 	PipelineReady func() error
+	// LinkStats reads the click summary of link id for its public stats
+	// page ({shorturl}+); an error wrapping link.ErrUnavailable means
+	// ClickHouse cannot be read. nil: the page answers 503.
+	LinkStats func(ctx context.Context, id int64) (*chstore.Summary, error)
 	// Secret keys the password cookies (KURZ_SECRET).
 	Secret string
 	// PasswordWorkers bounds concurrent argon2 checks; default GOMAXPROCS/2, at least 1.
@@ -75,6 +81,9 @@ type Server struct {
 	previews previewCache
 	// countryHeader is CountryHeader as bytes, for the header scan.
 	countryHeader []byte
+	// countryFromProxies: the country header is believed only from the
+	// resolver's trusted proxies (KURZ_TRUSTED_PROXIES is set).
+	countryFromProxies bool
 
 	pwSem     chan struct{}
 	pwLimiter *limiter
@@ -82,6 +91,8 @@ type Server struct {
 	rotations rotations
 	qrs       *objectCache[*qrEntry]
 	qrImages  *imageCache
+	qrRender  *renderGate
+	stats     *statsCache
 }
 
 // New builds a Server.
@@ -121,6 +132,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.hits.New = func() any { return new(click.Hit) }
 	s.countryHeader = []byte(cfg.CountryHeader)
+	s.countryFromProxies = cfg.Resolver.HasTrusted()
+	if cfg.CountryHeader != "" && !s.countryFromProxies {
+		cfg.Log.Warn("the country header is believed from every peer: set KURZ_TRUSTED_PROXIES to the proxies that set it",
+			"header", cfg.CountryHeader)
+	}
+	// QR renders (3-9 ms of CPU each) get at most half the cores, like
+	// password checks, so a burst of image requests cannot starve redirects.
+	s.qrRender = newRenderGate(max(runtime.GOMAXPROCS(0)/2, 1))
 	var err error
 	if s.campaigns, err = newObjectCache[*pgstore.EdgeCampaign](4 << 20); err != nil {
 		return nil, err
@@ -129,6 +148,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if s.qrImages, err = newImageCache(64 << 20); err != nil {
+		return nil, err
+	}
+	if s.stats, err = newStatsCache(cfg.LinkStats); err != nil {
 		return nil, err
 	}
 	s.router = s.routes()
@@ -140,6 +162,7 @@ func (s *Server) Close() {
 	s.campaigns.close()
 	s.qrs.close()
 	s.qrImages.close()
+	s.stats.close()
 }
 
 func (s *Server) routes() *router.Router {
@@ -161,8 +184,14 @@ func (s *Server) routes() *router.Router {
 	r.HEAD("/q/{code}", s.qrScan)
 	r.GET("/qr/{code}", s.qrImage)
 	r.HEAD("/qr/{code}", s.qrImage)
+	// A link's own QR image: {shorturl}/qr[.svg] and {shorturl}/qr/{size}[.svg].
+	for _, path := range []string{"/{alias}/qr", "/{alias}/qr.svg", "/{alias}/qr.png", "/{alias}/qr/{size}"} {
+		r.GET(path, s.linkQR)
+		r.HEAD(path, s.linkQR)
+	}
 	// Aliases normally never reach the router (see Handler); these keep the
-	// router complete when called on its own.
+	// router complete when called on its own. {alias}+ (the public stats
+	// page) arrives here too: '+' is no alias character.
 	r.GET("/{alias}", s.aliasRoute)
 	r.HEAD("/{alias}", s.aliasRoute)
 	r.POST("/{alias}", s.aliasRoute)
@@ -183,6 +212,10 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) aliasRoute(ctx *fasthttp.RequestCtx) {
 	a, _ := ctx.UserValue("alias").(string)
+	if n := len(a) - 1; n > 0 && a[n] == '+' && isAlias([]byte(a[:n])) {
+		s.statsPage(ctx, []byte(a[:n]))
+		return
+	}
 	if !isAlias([]byte(a)) {
 		s.notFoundRoute(ctx)
 		return
