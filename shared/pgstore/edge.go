@@ -82,6 +82,9 @@ type EdgeLink struct {
 	// Public: status is public, so the link's stats page ({shorturl}+) is
 	// served. Status never changes how the link redirects.
 	Public bool
+	// FrameRefused: a destination of this frame or overlay link refuses to
+	// be framed (checked by the admin on write): serve it as a redirect.
+	FrameRefused bool
 }
 
 // jsonTarget is the stored shape of the three targeting lists; each list
@@ -107,7 +110,7 @@ func toTargets(in []jsonTarget, key func(jsonTarget) string) []EdgeTarget {
 // edgeLinkColumns is the column list shared by the single-link load and
 // the warm-up stream (scanEdgeLink reads it); %s is the pixels column.
 const edgeLinkColumns = `
-SELECT l.id, l.user_id, l.host, l.alias, l.long_url, l.type, l.password_hash, l.expires_at, l.status = 'public',
+SELECT l.id, l.user_id, l.host, l.alias, l.long_url, l.type, l.password_hash, l.expires_at, l.status = 'public', l.frame_refused,
        l.meta_title, l.meta_description, l.meta_image, l.deeplink_ios, l.deeplink_android,
        l.geo_targets, l.device_targets, l.lang_targets, l.parameters, `
 
@@ -243,7 +246,7 @@ func scanEdgeLink(row pgx.Row) (*EdgeLink, error) {
 		ov                             EdgeOverlay
 	)
 	err := row.Scan(
-		&l.ID, &l.UserID, &l.Host, &l.Alias, &l.LongURL, &l.Type, &l.PasswordHash, &l.ExpiresAt, &l.Public,
+		&l.ID, &l.UserID, &l.Host, &l.Alias, &l.LongURL, &l.Type, &l.PasswordHash, &l.ExpiresAt, &l.Public, &l.FrameRefused,
 		&l.MetaTitle, &l.MetaDescription, &l.MetaImage, &l.DeeplinkIOS, &l.DeeplinkAndroid,
 		&geo, &dev, &lang, &params, &pixels,
 		&splashID, &sp.Title, &sp.Message, &sp.Image, &sp.Link, &sp.Counter,

@@ -381,6 +381,18 @@ func (s *Store) DeleteLink(ctx context.Context, userID, id int64) error {
 	return nil
 }
 
+// SetFrameRefused records whether a destination of the user's link
+// refuses to be framed (the admin's header check). Only a change is
+// written, so an unchanged answer sends the edges no change notice.
+func (s *Store) SetFrameRefused(ctx context.Context, userID, id int64, refused bool) error {
+	_, err := s.pool.Exec(ctx, `UPDATE links SET frame_refused = $3
+		WHERE id = $1 AND user_id = $2 AND frame_refused <> $3`, id, userID, refused)
+	if err != nil {
+		return fmt.Errorf("set frame_refused of link %d: %w", id, mapErr(err))
+	}
+	return nil
+}
+
 // BrandedHosts returns those of hosts that are the host of a branded
 // domain of any user: a long URL there would redirect into ourselves.
 func (s *Store) BrandedHosts(ctx context.Context, hosts []string) ([]string, error) {

@@ -15,11 +15,13 @@ import (
 
 // Frame and overlay links show their destination in an iframe on the
 // short link's host. A destination that forbids being framed
-// (X-Frame-Options, CSP frame-ancestors) cannot load there, and the edge's
-// frame page then sends the visitor to it directly: the frame or overlay
-// is lost. Writes of such links look at the destinations' response headers
-// and answer "warnings", so the owner learns it before the visitors do;
-// the write itself never depends on them.
+// (X-Frame-Options, CSP frame-ancestors) cannot load there, and browsers
+// give the frame page no way to notice: the visitor would see the
+// browser's error page. So writes of such links look at the destinations'
+// response headers, answer "warnings" (the owner learns it before the
+// visitors do) and record the refusal on the link (links.frame_refused),
+// which makes the edge serve it as a plain redirect. The write itself
+// never depends on the check.
 
 // Limits of the framing check: it runs inside the write request, so it is
 // short and bounded however many targets the link has.
@@ -34,20 +36,34 @@ const (
 // iframe (splash pages redirect, so they are not).
 func framed(typ string) bool { return typ == link.TypeFrame || typ == link.TypeOverlay }
 
+// checkFraming runs the framing check of the just-written link l, adds
+// its warnings to the response out and records on the link whether a
+// destination refuses frames. A failed record is logged, not returned:
+// the link is written, and the flag only chooses how the edge shows it.
+func (s *Server) checkFraming(ctx context.Context, out map[string]any, l *link.Link) {
+	warnings, refused := s.frameWarnings(ctx, l)
+	addWarnings(out, warnings)
+	if err := s.store.SetFrameRefused(ctx, l.UserID, l.ID, refused); err != nil {
+		s.log.Warn("record framing check", "link", l.ID, "err", err)
+	}
+}
+
 // frameWarnings checks where l sends visitors (the long URL, then the
 // targeting links: at most maxFrameChecks distinct URLs, side by side) and
 // returns one warning per destination that forbids framing or could not
-// be checked. It returns nil when l is not framed.
-func (s *Server) frameWarnings(ctx context.Context, l *link.Link) []string {
+// be checked, and whether any refuses framing. It returns nil, false when
+// l is not framed.
+func (s *Server) frameWarnings(ctx context.Context, l *link.Link) ([]string, bool) {
 	if !framed(l.Type) {
-		return nil
+		return nil, false
 	}
 	ancestor, err := url.Parse(l.ShortURL(s.cfg.BaseURL))
 	if err != nil {
-		return nil // our own configured URL: validated at start-up
+		return nil, false // our own configured URL: validated at start-up
 	}
 	dests := frameDestinations(l)
 	warnings := make([]string, len(dests))
+	refusals := make([]bool, len(dests))
 	opt := s.frameFetch
 	if opt.Timeout <= 0 {
 		opt.Timeout = frameCheckTimeout
@@ -57,17 +73,19 @@ func (s *Server) frameWarnings(ctx context.Context, l *link.Link) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			warnings[i] = frameWarning(ctx, d, ancestor, opt)
+			warnings[i], refusals[i] = frameWarning(ctx, d, ancestor, opt)
 		}()
 	}
 	wg.Wait()
 	out := warnings[:0]
-	for _, w := range warnings {
+	refused := false
+	for i, w := range warnings {
 		if w != "" {
 			out = append(out, w)
 		}
+		refused = refused || refusals[i]
 	}
-	return out
+	return out, refused
 }
 
 // frameDestinations lists l's distinct destinations with the field each
@@ -94,20 +112,21 @@ func frameDestinations(l *link.Link) []urlField {
 	return out
 }
 
-// frameWarning checks one destination; "" means it may be framed.
-func frameWarning(ctx context.Context, d urlField, ancestor *url.URL, opt safefetch.Options) string {
+// frameWarning checks one destination: "" means it may be framed;
+// refused means it forbids framing.
+func frameWarning(ctx context.Context, d urlField, ancestor *url.URL, opt safefetch.Options) (warning string, refused bool) {
 	shown := originOf(d.url)
 	_, h, err := safefetch.Headers(ctx, d.url, opt)
 	if err != nil {
 		return fmt.Sprintf("%s: %s could not be checked for framing (unreachable, or no answer within %s); "+
-			"if it forbids framing, visitors will be redirected to it instead, without the frame", d.field, shown, opt.Timeout)
+			"if it forbids framing, visitors see the browser's error page in the frame", d.field, shown, opt.Timeout), false
 	}
 	reason := framingBlock(h, ancestor)
 	if reason == "" {
-		return ""
+		return "", false
 	}
-	return fmt.Sprintf("%s: %s forbids framing (%s); visitors will be redirected to it instead, without the frame",
-		d.field, shown, reason)
+	return fmt.Sprintf("%s: %s forbids framing (%s); the link is served as a plain redirect to it, without the frame",
+		d.field, shown, reason), true
 }
 
 // originOf is scheme://host of a valid URL, the part a warning shows.

@@ -83,7 +83,7 @@ func (s *Server) addLink(w http.ResponseWriter, r *http.Request, u *link.User) e
 	short := l.ShortURL(s.cfg.BaseURL)
 	out := map[string]any{"id": l.ID, "shorturl": short, "short": short}
 	if !reused {
-		addWarnings(out, s.frameWarnings(r.Context(), l))
+		s.checkFraming(r.Context(), out, l)
 	}
 	return OK(w, out)
 }
@@ -147,7 +147,7 @@ func (s *Server) updateLink(w http.ResponseWriter, r *http.Request, u *link.User
 	// Check again only when the write changed what is framed or where.
 	if in.Type != nil || in.URL != nil || in.Domain != nil || in.GeoTarget != nil ||
 		in.DeviceTarget != nil || in.LanguageTarget != nil {
-		addWarnings(out, s.frameWarnings(r.Context(), l))
+		s.checkFraming(r.Context(), out, l)
 	}
 	return OK(w, out)
 }

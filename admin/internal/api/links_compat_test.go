@@ -383,24 +383,30 @@ func TestLinkFrameWarnings(t *testing.T) {
 		name string
 		body map[string]any
 		want []string // substrings, one per warning; nil = no "warnings" key
+		// refused: the link is recorded as refusing frames (the edge then
+		// serves it as a redirect).
+		refused bool
 	}{
 		{"frame xfo deny", map[string]any{"url": deny, "type": "frame"},
-			[]string{"url: http://127.0.0.1", "forbids framing (X-Frame-Options: DENY)"}},
+			[]string{"url: http://127.0.0.1", "forbids framing (X-Frame-Options: DENY)"}, true},
 		{"overlay csp none", map[string]any{"url": none, "type": fmt.Sprintf("overlay-%d", fx.overlay)},
-			[]string{"forbids framing (Content-Security-Policy: frame-ancestors 'none')"}},
-		{"frame allowed", map[string]any{"url": ok, "type": "frame"}, nil},
-		{"frame allowed for our host", map[string]any{"url": ours, "type": "overlay"}, nil},
-		{"head refused, get checked", map[string]any{"url": headRefused, "type": "frame"}, []string{"X-Frame-Options: SAMEORIGIN"}},
-		{"unreachable", map[string]any{"url": unreachable, "type": "frame"}, []string{"url: http://127.0.0.1", "could not be checked"}},
+			[]string{"forbids framing (Content-Security-Policy: frame-ancestors 'none')"}, true},
+		{"frame allowed", map[string]any{"url": ok, "type": "frame"}, nil, false},
+		{"frame allowed for our host", map[string]any{"url": ours, "type": "overlay"}, nil, false},
+		{"head refused, get checked", map[string]any{"url": headRefused, "type": "frame"}, []string{"X-Frame-Options: SAMEORIGIN"}, true},
+		{"unreachable", map[string]any{"url": unreachable, "type": "frame"}, []string{"url: http://127.0.0.1", "could not be checked"}, false},
 		{"targets too", map[string]any{"url": ok, "type": "frame",
-			"geotarget": []map[string]string{{"location": "de", "link": deny}}}, []string{"geotarget[0].link:", "DENY"}},
-		{"direct is not framed", map[string]any{"url": deny + "?direct"}, nil},
-		{"splash redirects", map[string]any{"url": deny + "?splash", "type": "splash"}, nil},
+			"geotarget": []map[string]string{{"location": "de", "link": deny}}}, []string{"geotarget[0].link:", "DENY"}, true},
+		{"direct is not framed", map[string]any{"url": deny + "?direct"}, nil, false},
+		{"splash redirects", map[string]any{"url": deny + "?splash", "type": "splash"}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.addLink(t, key, tt.body)
 			checkWarnings(t, r, tt.want)
+			if got := frameRefused(t, e, idOf(t, r)); got != tt.refused {
+				t.Errorf("frame_refused = %v, want %v", got, tt.refused)
+			}
 		})
 	}
 
@@ -413,6 +419,9 @@ func TestLinkFrameWarnings(t *testing.T) {
 	}
 	path := fmt.Sprintf("/api/url/%d/update", id)
 	checkWarnings(t, e.do("PUT", path, key, map[string]any{"type": "frame"}).wantStatus(t, http.StatusOK), []string{"X-Frame-Options: DENY"})
+	if !frameRefused(t, e, id) {
+		t.Error("an update to type frame did not record the refusal")
+	}
 	before := denyHits.Load()
 	checkWarnings(t, e.do("PUT", path, key, map[string]any{"metatitle": "t"}).wantStatus(t, http.StatusOK), nil)
 	if denyHits.Load() != before {
@@ -422,6 +431,14 @@ func TestLinkFrameWarnings(t *testing.T) {
 	if d := e.shortLinkDetails(t, key, id); d["type"] != "frame" || d["longurl"] != ok {
 		t.Errorf("a warning must not stop the write: %v", d)
 	}
+	if frameRefused(t, e, id) {
+		t.Error("a destination that allows frames left the link recorded as refusing")
+	}
+}
+
+func frameRefused(t *testing.T, e *testEnv, id int64) bool {
+	t.Helper()
+	return e.sqlInt(t, `SELECT count(*) FROM links WHERE id = $1 AND frame_refused`, id) == 1
 }
 
 func checkWarnings(t *testing.T, r response, want []string) {

@@ -98,6 +98,7 @@ type flags uint8
 const (
 	flagMissing flags = 1 << iota // negative cache entry: no such link
 	flagPublic                    // status public: the stats page is served
+	flagFrameRefused              // a destination refuses frames: serve frame/overlay as a redirect
 )
 
 // Missing reports whether l is a negative cache entry (no such link).
@@ -106,6 +107,12 @@ func (l *Link) Missing() bool { return l.flags&flagMissing != 0 }
 // Public reports whether the link's status is public: its stats page
 // ({shorturl}+) is served. Status never changes how the link redirects.
 func (l *Link) Public() bool { return l.flags&flagPublic != 0 }
+
+// FrameRefused reports whether a destination of this frame or overlay
+// link refuses to be framed (X-Frame-Options, CSP frame-ancestors; the
+// admin checks on write). Browsers give the frame page no way to notice,
+// so the visitor would see the browser's error page in the frame.
+func (l *Link) FrameRefused() bool { return l.flags&flagFrameRefused != 0 }
 
 // ExpiredAt reports whether the link has expired at unixNano.
 func (l *Link) ExpiredAt(unixNano int64) bool { return l.ExpiresAt != 0 && unixNano >= l.ExpiresAt }
@@ -171,6 +178,9 @@ func compileInto(l *Link, in *pgstore.EdgeLink, sl *slab) (int64, error) {
 	*l = Link{ID: in.ID, OwnerID: in.UserID, Extra: noExtra}
 	if in.Public {
 		l.flags |= flagPublic
+	}
+	if in.FrameRefused {
+		l.flags |= flagFrameRefused
 	}
 	l.setStrings(in.Host, in.Alias, sl.pack(in.Host, in.Alias, dest))
 	x := Extra{

@@ -110,14 +110,20 @@ func (s *Server) serveLink(ctx *fasthttp.RequestCtx, l *linkcache.Link, qrID int
 		}
 	}
 	s.push(ctx, l.ID, qrID, l.OwnerID, click.KindLink, &v)
+	typ := l.Type
+	if l.FrameRefused() && (typ == linkcache.TypeFrame || typ == linkcache.TypeOverlay) {
+		// The destination refuses frames: a frame or overlay page would
+		// show the browser's error page instead of it.
+		typ = linkcache.TypeDirect
+	}
 	switch {
-	case len(l.Pixels) > 0 && l.Type == linkcache.TypeDirect:
+	case len(l.Pixels) > 0 && typ == linkcache.TypeDirect:
 		s.pixelPage(ctx, l, dest)
-	case l.Type == linkcache.TypeFrame:
+	case typ == linkcache.TypeFrame:
 		s.framePage(ctx, l, dest)
-	case l.Type == linkcache.TypeSplash:
+	case typ == linkcache.TypeSplash:
 		s.splashPage(ctx, l, dest)
-	case l.Type == linkcache.TypeOverlay:
+	case typ == linkcache.TypeOverlay:
 		s.overlayPage(ctx, l, dest)
 	default:
 		s.redirect(ctx, dest)

@@ -48,3 +48,30 @@ func TestFrameFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestFrameRefusedRedirects: a frame or overlay link whose destination
+// refuses frames (recorded by the admin's write-time check) is served as
+// a plain redirect, or as the pixel page when it has pixels: a frame
+// would only show the browser's error page.
+func TestFrameRefusedRedirects(t *testing.T) {
+	e := newEnv(t)
+	overlay := e.id(`INSERT INTO overlays (user_id, name) VALUES ($1, 'o') RETURNING id`, e.user)
+	pixel := e.id(`INSERT INTO pixels (user_id, type, name, tag) VALUES ($1, 'analyticspixel', 'p', 'G-1') RETURNING id`, e.user)
+	framed := e.addLink(linkRow{Alias: "refusing-frame", URL: "https://example.com/f", Type: "frame"})
+	overlaid := e.addLink(linkRow{Alias: "refusing-overlay", URL: "https://example.com/o", Type: "overlay", OverlayID: &overlay})
+	withPixel := e.addLink(linkRow{Alias: "refusing-pixel", URL: "https://example.com/p", Type: "frame"})
+	e.exec(`INSERT INTO link_pixels (link_id, pixel_id) VALUES ($1, $2)`, withPixel, pixel)
+	e.addLink(linkRow{Alias: "allowing-frame", URL: "https://example.com/a", Type: "frame"})
+	e.exec(`UPDATE links SET frame_refused = true WHERE id = ANY($1)`, []int64{framed, overlaid, withPixel})
+
+	expect(t, e.do(req{path: "/refusing-frame?v=1"}), 302, "https://example.com/f?v=1")
+	expect(t, e.do(req{path: "/refusing-overlay"}), 302, "https://example.com/o")
+	r := e.do(req{path: "/refusing-pixel"})
+	expect(t, r, 200, "")
+	if body := string(r.Body()); strings.Contains(body, "<iframe") || !strings.Contains(body, "G-1") {
+		t.Errorf("refusing link with a pixel: want the pixel page without a frame, got %s", body)
+	}
+	r = e.do(req{path: "/allowing-frame"})
+	expect(t, r, 200, "")
+	expectBody(t, r, `<iframe class="dest"`)
+}
