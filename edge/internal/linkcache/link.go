@@ -96,9 +96,9 @@ var noExtra = &Extra{}
 type flags uint8
 
 const (
-	flagMissing flags = 1 << iota // negative cache entry: no such link
-	flagPublic                    // status public: the stats page is served
-	flagFrameRefused              // a destination refuses frames: serve frame/overlay as a redirect
+	flagMissing      flags = 1 << iota // negative cache entry: no such link
+	flagPublic                         // status public: the stats page is served
+	flagFrameRefused                   // a destination refuses frames: serve frame/overlay as a redirect
 )
 
 // Missing reports whether l is a negative cache entry (no such link).
