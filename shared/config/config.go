@@ -252,7 +252,15 @@ func parseOrigins(v string) ([]string, error) {
 			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 			return nil, fmt.Errorf("KURZ_CORS_ORIGINS: %q is not an origin such as https://app.example.com (or *)", o)
 		}
-		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
+		// Browsers send an origin without its scheme's default port.
+		host := strings.ToLower(u.Host)
+		if u.Port() == map[string]string{"http": "80", "https": "443"}[u.Scheme] {
+			host = strings.ToLower(u.Hostname())
+			if strings.Contains(host, ":") {
+				host = "[" + host + "]"
+			}
+		}
+		out = append(out, u.Scheme+"://"+host)
 	}
 	return out, nil
 }

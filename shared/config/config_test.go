@@ -37,6 +37,11 @@ func TestLoad(t *testing.T) {
 				t.Errorf("got %q", c.CORSOrigins)
 			}
 		}},
+		{name: "cors default ports", env: map[string]string{"KURZ_CORS_ORIGINS": "https://a.example:443,http://b.example:80,https://c.example:8443"}, check: func(t *testing.T, c *Config) {
+			if len(c.CORSOrigins) != 3 || c.CORSOrigins[0] != "https://a.example" || c.CORSOrigins[1] != "http://b.example" || c.CORSOrigins[2] != "https://c.example:8443" {
+				t.Errorf("got %q", c.CORSOrigins)
+			}
+		}},
 		{name: "cors any", env: map[string]string{"KURZ_CORS_ORIGINS": "*"}, check: func(t *testing.T, c *Config) {
 			if len(c.CORSOrigins) != 1 || c.CORSOrigins[0] != "*" {
 				t.Errorf("got %q", c.CORSOrigins)

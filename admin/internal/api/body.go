@@ -37,12 +37,10 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	}
 	trimmed := bytes.TrimLeft(raw, " \t\r\n")
 	switch {
-	case isJSONType(mt) || startsJSON(trimmed, dst):
-		return decodeJSON(raw, dst)
+	case len(trimmed) == 0 || isJSONType(mt) || startsJSON(trimmed, dst):
+		return decodeJSON(raw, dst) // an empty body gets the JSON "body is empty" error
 	case mt == "application/x-www-form-urlencoded" || (mt == "" && bytes.IndexByte(trimmed, '=') > 0):
 		return decodeForm(string(raw), dst)
-	case len(trimmed) == 0:
-		return decodeJSON(raw, dst) // the "body is empty" error
 	}
 	return Errorf(http.StatusUnsupportedMediaType,
 		"request body must be a JSON object (Content-Type: application/json) or a form (application/x-www-form-urlencoded)")

@@ -180,6 +180,14 @@ func TestRequestBodyDialects(t *testing.T) {
 	_, key := e.user("alice")
 	ch := wantID(t, e.do("POST", "/api/channel/add", key, map[string]any{"name": "ch"}))
 	px := wantID(t, e.do("POST", "/api/pixel/add", key, map[string]any{"type": "analyticspixel", "name": "p", "tag": "G-1"}))
+	px2 := wantID(t, e.do("POST", "/api/pixel/add", key, map[string]any{"type": "analyticspixel", "name": "p2", "tag": "G-2"}))
+	wantAlias := func(alias string) func(t *testing.T, id int64) {
+		return func(t *testing.T, id int64) {
+			if got := e.shortLinkDetails(t, key, id)["alias"]; got != alias {
+				t.Errorf("alias %v, want %q: the body's fields were not applied", got, alias)
+			}
+		}
+	}
 
 	multipartBody := func(fields map[string]string, file bool) ([]byte, string) {
 		var buf bytes.Buffer
@@ -207,10 +215,12 @@ func TestRequestBodyDialects(t *testing.T) {
 		check       func(t *testing.T, id int64)
 	}{
 		{name: "json labelled as form", contentType: "application/x-www-form-urlencoded",
-			body: `{"url":"https://example.com/a","custom":"json-form"}`, status: 200},
-		{name: "json without content type", body: ` {"url":"https://example.com/b"}`, status: 200},
-		{name: "json as text/plain", contentType: "text/plain;charset=UTF-8", body: `{"url":"https://example.com/c"}`, status: 200},
-		{name: "json with charset", contentType: "application/json; charset=utf-8", body: `{"url":"https://example.com/d"}`, status: 200},
+			body: `{"url":"https://example.com/a","custom":"json-form"}`, status: 200, check: wantAlias("json-form")},
+		{name: "json without content type", body: ` {"url":"https://example.com/b","custom":"json-none"}`, status: 200, check: wantAlias("json-none")},
+		{name: "json as text/plain", contentType: "text/plain;charset=UTF-8", body: `{"url":"https://example.com/c","custom":"json-text"}`,
+			status: 200, check: wantAlias("json-text")},
+		{name: "json with charset", contentType: "application/json; charset=utf-8", body: `{"url":"https://example.com/d","custom":"json-cs"}`,
+			status: 200, check: wantAlias("json-cs")},
 		{name: "form", contentType: "application/x-www-form-urlencoded",
 			body:   fmt.Sprintf("url=%s&custom=form-alias&metatitle=Hello+there&channel=%d&pixels[]=%d&status=public&unknown=1", "https%3A%2F%2Fexample.com%2Fe%3Fx%3D1", ch, px),
 			status: 200, check: func(t *testing.T, id int64) {
@@ -223,7 +233,23 @@ func TestRequestBodyDialects(t *testing.T) {
 					t.Errorf("form pixels %v", d["pixels"])
 				}
 			}},
-		{name: "form without content type", body: "url=https%3A%2F%2Fexample.com%2Ff", status: 200},
+		{name: "form without content type", body: "url=https%3A%2F%2Fexample.com%2Ff&custom=form-none", status: 200, check: wantAlias("form-none")},
+		{name: "form names in any case, numbers in any form", contentType: "application/x-www-form-urlencoded",
+			body: fmt.Sprintf("URL=https%%3A%%2F%%2Fexample.com%%2Fcase&Custom=form-case&MetaTitle=T&channel=00%d&pixels=%%2B%d&PIXELS[]=%d", ch, px, px2),
+			status: 200, check: func(t *testing.T, id int64) {
+				d := e.shortLinkDetails(t, key, id)
+				if d["alias"] != "form-case" || d["metatitle"] != "T" || d["channel"] != float64(ch) {
+					t.Errorf("form link details %v", d)
+				}
+				if got, _ := d["pixels"].([]any); len(got) != 2 {
+					t.Errorf("pixels from pixels and PIXELS[]: %v", d["pixels"])
+				}
+			}},
+		{name: "form scalar as key and key[]", contentType: "application/x-www-form-urlencoded",
+			body: "url=https%3A%2F%2Fexample.com%2Fl&url[]=https%3A%2F%2Fexample.com%2Fm", status: 400, msg: "url: sent more than once"},
+		{name: "form too many fields", contentType: "application/x-www-form-urlencoded",
+			body: "url=https%3A%2F%2Fexample.com%2Fn" + strings.Repeat("&x=1", maxFormKeys), status: 400, msg: "form body: at most"},
+		{name: "empty form", contentType: "application/x-www-form-urlencoded", body: "  ", status: 400, msg: "request body is empty"},
 		{name: "form empty number is not sent", contentType: "application/x-www-form-urlencoded",
 			body: "url=https%3A%2F%2Fexample.com%2Fg&channel=", status: 200},
 		{name: "form bad number", contentType: "application/x-www-form-urlencoded",
@@ -274,9 +300,15 @@ func TestRequestBodyDialects(t *testing.T) {
 		wantStatus(t, http.StatusBadRequest).wantMessage(t, "starred: must be a boolean")
 	e.raw("PUT", "/api/account/update", key, "application/x-www-form-urlencoded", []byte("password=long+enough+pw")).
 		wantStatus(t, http.StatusOK)
-	// The price push takes a JSON array; a form cannot express it.
-	e.raw("POST", "/api/price/update", key, "application/x-www-form-urlencoded", []byte("symbol=AAPL")).
-		wantStatus(t, http.StatusForbidden) // not an operator: refused before the body is read
+	// Numbers in a form: leading zeros and signs are read, not a 500.
+	sp := e.raw("POST", "/api/splash/add", key, "application/x-www-form-urlencoded", []byte("name=s&counter=007"))
+	if id := wantID(t, sp); e.sqlInt(t, `SELECT counter FROM splash_pages WHERE id = $1`, id) != 7 {
+		t.Errorf("counter=007 was not stored as 7")
+	}
+	e.raw("POST", "/api/splash/add", key, "application/x-www-form-urlencoded", []byte("name=s&counter=NaN")).
+		wantStatus(t, http.StatusBadRequest).wantMessage(t, "counter: must be an integer")
+	e.raw("POST", "/api/splash/add", key, "application/x-www-form-urlencoded", []byte("name=s&counter=1_0")).
+		wantStatus(t, http.StatusBadRequest).wantMessage(t, "counter: must be an integer")
 }
 
 func TestCORS(t *testing.T) {

@@ -22,13 +22,19 @@ const (
 // preflight carries no key) and labels the other responses to them.
 func (s *Server) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin == "" || !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api" {
+		if !strings.HasPrefix(r.URL.Path, "/api/") || len(s.cfg.CORSOrigins) == 0 && r.Header.Get("Origin") == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
+		// Answers differ by Origin whenever CORS is on: caches must know,
+		// also for requests that sent none.
 		h := w.Header()
 		h.Add("Vary", "Origin")
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
 		allowed := s.corsAllowed(origin)
 		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 		if preflight {

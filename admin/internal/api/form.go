@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -16,14 +18,20 @@ import (
 // application/x-www-form-urlencoded or multipart/form-data. Their flat
 // fields are turned into the JSON object the handler expects and decoded
 // by the same JSON path, so every rule and message stays the one of the
-// JSON API. Arrays of scalars may come as repeated keys or "key[]";
-// arrays of objects and objects must be sent as JSON.
+// JSON API. Field names match case-insensitively, as JSON keys do. Arrays
+// of scalars may come as repeated keys or "key[]"; arrays of objects and
+// objects must be sent as JSON.
 
-// maxFormKeys bounds the work a form can cause.
+// maxFormKeys bounds the fields (and multipart parts) a form may carry.
 const maxFormKeys = 200
+
+var errTooManyFields = Errorf(http.StatusBadRequest, "form body: at most %d fields", maxFormKeys)
 
 // decodeForm decodes an urlencoded body into dst.
 func decodeForm(body string, dst any) error {
+	if strings.Count(body, "&") >= maxFormKeys { // before parsing: the count bounds the work
+		return errTooManyFields
+	}
 	vals, err := url.ParseQuery(body)
 	if err != nil {
 		return Errorf(http.StatusBadRequest, "malformed form body: %s", strings.TrimPrefix(err.Error(), "invalid URL escape "))
@@ -32,25 +40,44 @@ func decodeForm(body string, dst any) error {
 }
 
 // decodeMultipart decodes a multipart/form-data body's text fields into
-// dst; file parts are refused (no field takes a file).
+// dst. A file part is refused when its header arrives, before its content
+// is read: no field takes a file.
 func decodeMultipart(w http.ResponseWriter, r *http.Request, boundary string, dst any) error {
 	if boundary == "" {
 		return Errorf(http.StatusBadRequest, "malformed multipart body: no boundary")
 	}
 	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, MaxBody), boundary)
-	form, err := mr.ReadForm(MaxBody)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) || errors.Is(err, multipart.ErrMessageTooLarge) {
-			return Errorf(http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", MaxBody)
+	vals := url.Values{}
+	for n := 0; ; n++ {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		return Errorf(http.StatusBadRequest, "malformed multipart body")
+		if err != nil {
+			return multipartError(err)
+		}
+		if n >= maxFormKeys {
+			return errTooManyFields
+		}
+		name := part.FormName()
+		if part.FileName() != "" {
+			return BadRequest(name, "file uploads are not accepted; send a URL or a data: URI as text")
+		}
+		v, err := io.ReadAll(part) // bounded by MaxBytesReader
+		if err != nil {
+			return multipartError(err)
+		}
+		vals.Add(name, string(v))
 	}
-	defer form.RemoveAll()
-	for name := range form.File {
-		return BadRequest(name, "file uploads are not accepted; send a URL or a data: URI as text")
+	return formInto(vals, dst)
+}
+
+func multipartError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return Errorf(http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", MaxBody)
 	}
-	return formInto(url.Values(form.Value), dst)
+	return Errorf(http.StatusBadRequest, "malformed multipart body")
 }
 
 // formInto converts vals into a JSON object shaped by dst's json fields
@@ -61,21 +88,17 @@ func formInto(vals url.Values, dst any) error {
 		return Errorf(http.StatusUnsupportedMediaType, "this endpoint takes a JSON body (Content-Type: application/json)")
 	}
 	if len(vals) > maxFormKeys {
-		return Errorf(http.StatusBadRequest, "form body: at most %d fields", maxFormKeys)
+		return errTooManyFields
 	}
-	keys := make([]string, 0, len(vals))
-	for k := range vals {
-		keys = append(keys, k)
+	grouped := groupFields(vals, fields)
+	names := make([]string, 0, len(grouped))
+	for name := range grouped {
+		names = append(names, name)
 	}
-	sort.Strings(keys) // the same input always yields the same first error
-	obj := make(map[string]any, len(vals))
-	for _, key := range keys {
-		name := strings.TrimSuffix(key, "[]")
-		t, known := fields[name]
-		if !known {
-			continue // unknown keys are ignored, as in JSON bodies
-		}
-		v, err := formValue(name, t, vals[key])
+	sort.Strings(names) // the same input always yields the same first error
+	obj := make(map[string]any, len(grouped))
+	for _, name := range names {
+		v, err := formValue(name, fields[name], grouped[name])
 		if err != nil {
 			return err
 		}
@@ -84,10 +107,34 @@ func formInto(vals url.Values, dst any) error {
 		}
 	}
 	raw, err := json.Marshal(obj)
-	if err != nil {
-		return err
+	if err != nil { // unreachable: formValue writes only valid numbers
+		return Errorf(http.StatusBadRequest, "form body: %v", err)
 	}
 	return decodeJSON(raw, dst)
+}
+
+// groupFields gathers the values of each of dst's fields: "key" and
+// "key[]" in any letter case name the same field; unknown keys are
+// ignored, as in JSON bodies. Values keep their order within a key; keys
+// are taken in sorted order.
+func groupFields(vals url.Values, fields map[string]reflect.Type) map[string][]string {
+	lower := make(map[string]string, len(fields))
+	for name := range fields {
+		lower[strings.ToLower(name)] = name
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string][]string, len(vals))
+	for _, key := range keys {
+		name, known := lower[strings.ToLower(strings.TrimSuffix(key, "[]"))]
+		if known {
+			out[name] = append(out[name], vals[key]...)
+		}
+	}
+	return out
 }
 
 // jsonFields maps dst's JSON field names to their types, pointers
@@ -172,7 +219,8 @@ func isScalar(k reflect.Kind) bool {
 	return false
 }
 
-// scalar converts one form value for a field of kind k.
+// scalar converts one form value for a field of kind k. Numbers are
+// written back in canonical form ("007" is 7): JSON has no leading zeros.
 func scalar(k reflect.Kind, v string) any {
 	switch k {
 	case reflect.Bool:
@@ -184,12 +232,12 @@ func scalar(k reflect.Kind, v string) any {
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return json.Number(v)
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return json.Number(strconv.FormatInt(n, 10))
 		}
 	case reflect.Float32, reflect.Float64:
-		if _, err := strconv.ParseFloat(v, 64); err == nil {
-			return json.Number(v)
+		if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && !strings.Contains(v, "_") {
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
 		}
 	}
 	return v

@@ -271,6 +271,11 @@ func TestPricePush(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+op)
 	req.Header.Set("Content-Type", "text/plain")
 	e.send(req).wantStatus(t, http.StatusBadRequest).wantMessage(t, "no ticks")
+	// A form cannot carry ticks (an object or an array of them).
+	req, _ = http.NewRequest("POST", e.http.URL+"/api/price/update", strings.NewReader(`symbol=AAPL&price=1`))
+	req.Header.Set("Authorization", "Bearer "+op)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	e.send(req).wantStatus(t, http.StatusUnsupportedMediaType).wantMessage(t, "JSON body")
 
 	// Every accepted tick, the older ones too, is in ClickHouse.
 	var n uint64
