@@ -235,7 +235,7 @@ func TestRequestBodyDialects(t *testing.T) {
 			}},
 		{name: "form without content type", body: "url=https%3A%2F%2Fexample.com%2Ff&custom=form-none", status: 200, check: wantAlias("form-none")},
 		{name: "form names in any case, numbers in any form", contentType: "application/x-www-form-urlencoded",
-			body: fmt.Sprintf("URL=https%%3A%%2F%%2Fexample.com%%2Fcase&Custom=form-case&MetaTitle=T&channel=00%d&pixels=%%2B%d&PIXELS[]=%d", ch, px, px2),
+			body:   fmt.Sprintf("URL=https%%3A%%2F%%2Fexample.com%%2Fcase&Custom=form-case&MetaTitle=T&channel=00%d&pixels=%%2B%d&PIXELS[]=%d", ch, px, px2),
 			status: 200, check: func(t *testing.T, id int64) {
 				d := e.shortLinkDetails(t, key, id)
 				if d["alias"] != "form-case" || d["metatitle"] != "T" || d["channel"] != float64(ch) {
