@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,18 +14,20 @@ import (
 	"kurz/shared/secret"
 )
 
+const inviteUsage = "usage: admin invite create [--uses N] [--expires 'YYYY-MM-DD HH:MM:SS' | YYYY-MM-DD]\n"
+
 // inviteCmd runs the invite subcommands (KURZ_REGISTRATION=invite).
 func inviteCmd(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "create" {
-		fmt.Fprint(stderr, "usage: admin invite create [--uses N] [--expires 'YYYY-MM-DD HH:MM:SS' | YYYY-MM-DD]\n")
+		fmt.Fprint(stderr, inviteUsage)
 		return 2
 	}
 	return inviteCreate(ctx, cfg, args[1:], stdout, stderr)
 }
 
 // inviteCreate makes an invitation code and prints
-// {"id","code","uses","expires"}. The code is shown only here; the
-// database keeps its hash.
+// {"id","code","uses","expires"} ("uses": null = unlimited). The code is
+// shown only here; the database keeps its hash.
 func inviteCreate(ctx context.Context, cfg *config.Config, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("invite create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -35,28 +36,24 @@ func inviteCreate(ctx context.Context, cfg *config.Config, args []string, stdout
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprint(stderr, inviteUsage)
+		return 2
+	}
 	usesLeft, expiresAt, err := inviteLimits(*uses, *expires, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "invite create: %v\n", err)
 		return 2
 	}
 	code, hash := secret.NewInviteCode()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	st, err := pgstore.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		fmt.Fprintf(stderr, "invite create: %v\n", err)
-		return 1
-	}
-	defer st.Close()
-	inv, err := st.CreateInvite(ctx, hash, usesLeft, expiresAt)
-	if err != nil {
-		fmt.Fprintf(stderr, "invite create: %v\n", err)
-		return 1
-	}
-	out, _ := json.Marshal(map[string]any{"id": inv.ID, "code": code, "uses": *uses, "expires": link.FormatTimePtr(inv.ExpiresAt)})
-	fmt.Fprintln(stdout, string(out))
-	return 0
+	return withStore(ctx, cfg, "invite create", stdout, stderr, func(ctx context.Context, st *pgstore.Store) (any, error) {
+		inv, err := st.CreateInvite(ctx, hash, usesLeft, expiresAt)
+		if err != nil {
+			return nil, err
+		}
+		// uses is what the stored row allows: null = unlimited.
+		return map[string]any{"id": inv.ID, "code": code, "uses": inv.UsesLeft, "expires": link.FormatTimePtr(inv.ExpiresAt)}, nil
+	})
 }
 
 // inviteLimits validates the flags: uses 0 means unlimited (nil), and an

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,15 +16,14 @@ func TestInviteCreate(t *testing.T) {
 	st, dsn := pgtest.Store(t)
 	t.Setenv("KURZ_DATABASE_URL", dsn)
 	ok := []struct {
-		name     string
-		args     []string
-		uses     *int // stored uses_left; nil = unlimited
-		wantUses int
-		expires  string
+		name    string
+		args    []string
+		uses    *int // stored uses_left and printed "uses"; nil = unlimited (null)
+		expires string
 	}{
-		{"defaults", nil, inviteUses(1), 1, ""},
-		{"uses and date", []string{"--uses", "10", "--expires", "2099-12-31"}, inviteUses(10), 10, "2099-12-31 23:59:59"},
-		{"unlimited with time", []string{"--uses", "0", "--expires", "2099-01-02 03:04:05"}, nil, 0, "2099-01-02 03:04:05"},
+		{"defaults", nil, inviteUses(1), ""},
+		{"uses and date", []string{"--uses", "10", "--expires", "2099-12-31"}, inviteUses(10), "2099-12-31 23:59:59"},
+		{"unlimited with time", []string{"--uses", "0", "--expires", "2099-01-02 03:04:05"}, nil, "2099-01-02 03:04:05"},
 	}
 	for _, tt := range ok {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,20 +37,21 @@ func TestInviteCreate(t *testing.T) {
 			var got struct {
 				ID      int64   `json:"id"`
 				Code    string  `json:"code"`
-				Uses    *int    `json:"uses"`
 				Expires *string `json:"expires"`
 			}
-			if err := json.Unmarshal([]byte(out), &got); err != nil {
+			var fields map[string]json.RawMessage // "uses" must be present, even when null
+			if json.Unmarshal([]byte(out), &got) != nil || json.Unmarshal([]byte(out), &fields) != nil {
 				t.Fatalf("not JSON: %q", out)
 			}
-			if !strings.HasPrefix(got.Code, secret.InvitePrefix) || got.Uses == nil || *got.Uses != tt.wantUses ||
+			wantUses := "null"
+			if tt.uses != nil {
+				wantUses = strconv.Itoa(*tt.uses)
+			}
+			if !strings.HasPrefix(got.Code, secret.InvitePrefix) || string(fields["uses"]) != wantUses ||
 				got.Expires == nil || *got.Expires != tt.expires {
-				t.Fatalf("printed %s", out)
+				t.Fatalf("printed %s, want uses %s", out, wantUses)
 			}
-			inv, err := st.InviteByHash(context.Background(), secret.HashInviteCode(got.Code))
-			if err != nil {
-				t.Fatalf("code not stored by hash: %v", err)
-			}
+			inv := pgtest.Invite(t, st, secret.HashInviteCode(got.Code))
 			if inv.ID != got.ID || (inv.UsesLeft == nil) != (tt.uses == nil) || tt.uses != nil && *inv.UsesLeft != *tt.uses {
 				t.Errorf("stored %+v", inv)
 			}
@@ -74,6 +75,9 @@ func TestInviteCreate(t *testing.T) {
 		{"bad expiry", []string{"create", "--expires", "next week"}, "expires: want"},
 		{"past expiry", []string{"create", "--expires", past}, "in the past"},
 		{"unknown flag", []string{"create", "--forever"}, "forever"},
+		// "invite create 5" must not quietly make a 1-use code.
+		{"stray argument", []string{"create", "5"}, "usage: admin invite create"},
+		{"argument after flags", []string{"create", "--uses", "2", "extra"}, "usage: admin invite create"},
 		{"no subcommand", nil, "usage: admin invite create"},
 		{"unknown subcommand", []string{"delete"}, "usage: admin invite create"},
 	}

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"kurz/admin/internal/api"
 	"kurz/shared/config"
@@ -39,45 +37,35 @@ func userCreate(ctx context.Context, cfg *config.Config, args []string, stdout, 
 	}
 	key, hash := secret.NewAPIKey()
 	n.APIKeyHash = hash
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	st, err := pgstore.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		fmt.Fprintf(stderr, "user create: %v\n", err)
-		return 1
-	}
-	defer st.Close()
-	u, err := st.CreateUser(ctx, n)
-	if err != nil {
+	return withStore(ctx, cfg, "user create", stdout, stderr, func(ctx context.Context, st *pgstore.Store) (any, error) {
+		u, err := st.CreateUser(ctx, n)
 		if errors.Is(err, link.ErrConflict) {
-			fmt.Fprintf(stderr, "user create: email or username already taken\n")
-			return 1
+			return nil, errors.New("email or username already taken")
 		}
-		fmt.Fprintf(stderr, "user create: %v\n", err)
-		return 1
-	}
-	out, _ := json.Marshal(map[string]any{"id": u.ID, "username": u.Username, "email": u.Email, "api_key": key})
-	fmt.Fprintln(stdout, string(out))
-	return 0
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": u.ID, "username": u.Username, "email": u.Email, "api_key": key}, nil
+	})
 }
 
 func newUser(email, username, password, plan string, rate int, expires string, operator bool) (pgstore.NewUser, error) {
 	var n pgstore.NewUser
 	e, err := api.ValidEmail(email)
 	if err != nil {
-		return n, errors.New(err.(*api.Error).Message)
+		return n, plainErr(err)
 	}
 	username = strings.TrimSpace(username)
 	if err := api.ValidUsername(username); err != nil {
-		return n, errors.New(err.(*api.Error).Message)
+		return n, plainErr(err)
 	}
 	n.Email, n.Username, n.Plan, n.IsOperator = e, username, strings.TrimSpace(plan), operator
 	if n.Plan == "" {
 		return n, errors.New("plan: must not be empty")
 	}
 	if password != "" {
-		if len([]rune(password)) < api.MinPasswordLen {
-			return n, errors.New("password: must be at least 8 characters")
+		if err := api.ValidPassword("password", password, username, e); err != nil {
+			return n, plainErr(err)
 		}
 		if n.PasswordHash, err = secret.HashPassword(password); err != nil {
 			return n, err
@@ -97,4 +85,14 @@ func newUser(email, username, password, plan string, rate int, expires string, o
 		n.ExpiresAt = &t
 	}
 	return n, nil
+}
+
+// plainErr turns an API validation error into its message ("email: …")
+// for the command line, without the HTTP status.
+func plainErr(err error) error {
+	var apiErr *api.Error
+	if errors.As(err, &apiErr) {
+		return errors.New(apiErr.Message)
+	}
+	return err
 }

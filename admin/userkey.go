@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"kurz/shared/config"
 	"kurz/shared/link"
@@ -33,24 +31,14 @@ func userRotateKey(ctx context.Context, cfg *config.Config, args []string, stdou
 		return 2
 	}
 	key, hash := secret.NewAPIKey()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	st, err := pgstore.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		fmt.Fprintf(stderr, "user rotate-key: %v\n", err)
-		return 1
-	}
-	defer st.Close()
-	u, err := st.RotateKeyByEmail(ctx, e, hash)
-	if err != nil {
+	return withStore(ctx, cfg, "user rotate-key", stdout, stderr, func(ctx context.Context, st *pgstore.Store) (any, error) {
+		u, err := st.RotateKeyByEmail(ctx, e, hash)
 		if errors.Is(err, link.ErrNotFound) {
-			fmt.Fprintf(stderr, "user rotate-key: no account with email %q\n", e)
-			return 1
+			return nil, fmt.Errorf("no account with email %q", e)
 		}
-		fmt.Fprintf(stderr, "user rotate-key: %v\n", err)
-		return 1
-	}
-	out, _ := json.Marshal(map[string]any{"id": u.ID, "username": u.Username, "email": u.Email, "api_key": key})
-	fmt.Fprintln(stdout, string(out))
-	return 0
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": u.ID, "username": u.Username, "email": u.Email, "api_key": key}, nil
+	})
 }

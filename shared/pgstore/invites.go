@@ -37,15 +37,6 @@ func (s *Store) CreateInvite(ctx context.Context, hash []byte, uses *int, expire
 	return inv, nil
 }
 
-// InviteByHash loads an invite by the hash of its code.
-func (s *Store) InviteByHash(ctx context.Context, hash []byte) (*Invite, error) {
-	inv, err := scanInvite(s.pool.QueryRow(ctx, `SELECT `+inviteColumns+` FROM invites WHERE code_hash = $1`, hash))
-	if err != nil {
-		return nil, fmt.Errorf("invite by hash: %w", err)
-	}
-	return inv, nil
-}
-
 const inviteColumns = `id, uses_left, used, expires_at, created_at`
 
 func scanInvite(row pgx.Row) (*Invite, error) {

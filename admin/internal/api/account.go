@@ -2,9 +2,11 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/mail"
 	"strings"
+	"unicode/utf8"
 
 	"kurz/shared/link"
 	"kurz/shared/secret"
@@ -33,8 +35,14 @@ type accountUpdate struct {
 	Password *string `json:"password"`
 }
 
-// MinPasswordLen is the shortest accepted account password.
-const MinPasswordLen = 8
+// Password bounds, for account update, registration and `admin user
+// create` alike.
+const (
+	// MinPasswordLen is the shortest accepted password, in characters.
+	MinPasswordLen = 8
+	// MaxPasswordBytes caps passwords: argon2 hashes all of it.
+	MaxPasswordBytes = 1024
+)
 
 func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request, u *link.User) error {
 	var in accountUpdate
@@ -53,11 +61,12 @@ func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request, u *link.U
 		email = &e
 	}
 	if in.Password != nil {
-		if len([]rune(*in.Password)) < MinPasswordLen {
-			return BadRequest("password", "must be at least 8 characters")
+		forbidden := []string{u.Username, u.Email}
+		if email != nil {
+			forbidden = append(forbidden, *email)
 		}
-		if len(*in.Password) > 1024 {
-			return BadRequest("password", "must be at most 1024 bytes")
+		if err := ValidPassword("password", *in.Password, forbidden...); err != nil {
+			return err
 		}
 		h, err := secret.HashPassword(*in.Password)
 		if err != nil {
@@ -80,6 +89,27 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, u *link.User)
 		return err
 	}
 	return OK(w, map[string]any{"api_key": key, "message": "new API key issued; the old key no longer works"})
+}
+
+// ValidPassword checks a password: MinPasswordLen characters to
+// MaxPasswordBytes bytes and, ignoring case, none of forbidden (the
+// account's username and email: the first guesses of anyone trying it).
+// Empty forbidden values are skipped.
+func ValidPassword(field, pw string, forbidden ...string) error {
+	switch {
+	case pw == "":
+		return BadRequest(field, "required")
+	case utf8.RuneCountInString(pw) < MinPasswordLen:
+		return BadRequest(field, fmt.Sprintf("must be at least %d characters", MinPasswordLen))
+	case len(pw) > MaxPasswordBytes:
+		return BadRequest(field, fmt.Sprintf("must be at most %d bytes", MaxPasswordBytes))
+	}
+	for _, f := range forbidden {
+		if f != "" && strings.EqualFold(pw, f) {
+			return BadRequest(field, "must not be the username or the email address")
+		}
+	}
+	return nil
 }
 
 // ValidEmail checks and normalises an e-mail address (a bare address, no

@@ -8,25 +8,23 @@ import (
 	"time"
 
 	"kurz/shared/config"
+	"kurz/shared/link"
 	"kurz/shared/pgstore"
 	"kurz/shared/secret"
 )
 
 // Self-service registration (POST /api/register): the caller has no key
-// yet, so this route sits outside the guard and brings its own defences —
-// the KURZ_REGISTRATION mode, an hourly per-IP limit counted before any
-// other work (also for failed attempts, so probing emails for 409 is
-// bounded too), and a refusal of cross-origin browser requests, without
-// which any web page could make its visitors' browsers sign up accounts
-// from their own addresses and so spread past the per-IP limit.
+// yet, so this route sits outside the guard and brings its own defences,
+// in this order: the KURZ_REGISTRATION mode; a refusal of cross-origin
+// browser requests, without which any web page could make its visitors'
+// browsers sign up accounts from their own addresses and so spread past
+// the per-IP limit; and an hourly per-IP limit, counted after those two
+// (they cost nothing) but before any other work, failed attempts
+// included, so probing emails for 409 is bounded too.
 
 // registerWindow is the per-IP registration window. rate_limits rows are
 // pruned an hour after their window starts, so it must not be longer.
 const registerWindow = time.Hour
-
-// maxPasswordBytes caps passwords as account update does: argon2 hashes
-// all of it.
-const maxPasswordBytes = 1024
 
 // registerPlan is the plan of new accounts; they get its rate limit.
 const registerPlan = "free"
@@ -117,22 +115,16 @@ func validRegistration(in registration) (pgstore.NewUser, error) {
 	if err := validNewUsername(username); err != nil {
 		return pgstore.NewUser{}, err
 	}
-	switch pw := in.Password; {
-	case pw == "":
-		return pgstore.NewUser{}, BadRequest("password", "required")
-	case len([]rune(pw)) < MinPasswordLen:
-		return pgstore.NewUser{}, BadRequest("password", "must be at least 8 characters")
-	case len(pw) > maxPasswordBytes:
-		return pgstore.NewUser{}, BadRequest("password", "must be at most 1024 bytes")
-	case strings.EqualFold(pw, username) || strings.EqualFold(pw, email):
-		return pgstore.NewUser{}, BadRequest("password", "must not be the username or the email address")
+	if err := ValidPassword("password", in.Password, username, email); err != nil {
+		return pgstore.NewUser{}, err
 	}
 	return pgstore.NewUser{Email: email, Username: username, Plan: registerPlan}, nil
 }
 
-// validNewUsername is the registration rule [a-z0-9_-]{3,32}: stricter
-// than ValidUsername (which operators' older accounts may follow), so
-// self-chosen names are lower case and URL-safe. Uniqueness is
+// validNewUsername is the registration rule [a-z0-9_-]{3,32} and not
+// reserved: stricter than ValidUsername (which operators' accounts
+// follow), so self-chosen names are lower case, URL-safe and cannot pose
+// as the service in public /u/{username}/… URLs. Uniqueness is
 // case-insensitive in the database either way.
 func validNewUsername(u string) error {
 	if len(u) < 3 || len(u) > 32 {
@@ -142,6 +134,9 @@ func validNewUsername(u string) error {
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			return BadRequest("username", "may contain only lowercase letters a-z, digits, '-' and '_'")
 		}
+	}
+	if link.IsReservedUsername(u) {
+		return BadRequest("username", "is reserved")
 	}
 	return nil
 }

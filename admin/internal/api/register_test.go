@@ -15,6 +15,7 @@ import (
 
 	"kurz/shared/config"
 	"kurz/shared/pgstore"
+	"kurz/shared/pgstore/pgtest"
 	"kurz/shared/secret"
 )
 
@@ -119,6 +120,9 @@ func TestRegisterValidation(t *testing.T) {
 		{"upper-case username", with("username", "Newbie"), 400, "username: may contain only lowercase"},
 		{"dot in username", with("username", "new.bie"), 400, "username: may contain only"},
 		{"non-ASCII username", with("username", "nëwbie"), 400, "username: may contain only"},
+		{"reserved username", with("username", "admin"), 400, "username: is reserved"},
+		{"reserved mailbox name", with("username", "postmaster"), 400, "username: is reserved"},
+		{"reserved service name", with("username", "kurz"), 400, "username: is reserved"},
 		{"missing password", with("password", ""), 400, "password: required"},
 		{"short password", with("password", "1234567"), 400, "password: must be at least 8"},
 		{"long password", with("password", strings.Repeat("p", 1025)), 400, "password: must be at most 1024 bytes"},
@@ -157,11 +161,7 @@ func (e *testEnv) invite(uses *int, expires *time.Time) string {
 
 func (e *testEnv) inviteState(code string) *pgstore.Invite {
 	e.t.Helper()
-	inv, err := e.store.InviteByHash(context.Background(), secret.HashInviteCode(code))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return inv
+	return pgtest.Invite(e.t, e.store, secret.HashInviteCode(code))
 }
 
 // inviteUses is a --uses value as stored (nil = unlimited).
@@ -193,9 +193,10 @@ func TestRegisterInvite(t *testing.T) {
 		{"unknown", withInvite("alice", "kurzinv_nosuchcode"), 403, "invite: unknown"},
 		{"expired", withInvite("alice", expired), 403, "invite: the code has expired"},
 		{"used up", withInvite("alice", usedUp), 403, "invite: the code has been used up"},
-		// A refused registration takes no use of a good code.
-		{"good code, taken email", withInvite("first", two), 409, "email: already used"},
-		{"good code, bad password", map[string]any{"email": "a@example.com", "username": "alice", "password": "short", "invite": two}, 400, "password"},
+		// Refused inside the transaction, after the code's use was taken:
+		// the rollback must give it back.
+		{"good code, taken email", map[string]any{"email": "first@example.com", "username": "alice", "password": "correct horse battery", "invite": two}, 409, "email: already used"},
+		{"good code, taken username", map[string]any{"email": "alice@example.com", "username": "first", "password": "correct horse battery", "invite": two}, 409, "username: already taken"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -363,4 +364,47 @@ func TestRegisterCrossOrigin(t *testing.T) {
 	post("https://evil.example", "cross-site", signup("victim")).wantStatus(t, http.StatusForbidden).wantMessage(t, "another origin")
 	post("https://app.example.com", "cross-site", signup("friend")).wantStatus(t, http.StatusCreated)
 	post(e.http.URL, "same-origin", signup("local")).wantStatus(t, http.StatusCreated)
+}
+
+// Refusals that come before the per-IP count — a closed server, a page on
+// another origin — do not use up the limit: a visitor blocked by them can
+// still register once the server opens, or from the server's own page.
+func TestRegisterRefusalsNotCounted(t *testing.T) {
+	tests := []struct {
+		name   string
+		mode   string
+		origin string // "" = no Origin header (a non-browser client)
+		msg    string
+	}{
+		{"closed", config.RegistrationClosed, "", "registration is closed"},
+		{"cross-origin", config.RegistrationOpen, "https://evil.example", "another origin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, registering(tt.mode), func(c *config.Config) { c.RegistrationRateLimit = 1 })
+			awayFromHourEdge()
+			post := func(origin string, body any) response {
+				t.Helper()
+				buf, _ := json.Marshal(body)
+				req, _ := http.NewRequest("POST", e.http.URL+"/api/register", bytes.NewReader(buf))
+				req.Header.Set("Content-Type", "application/json")
+				if origin != "" {
+					req.Header.Set("Origin", origin)
+					req.Header.Set("Sec-Fetch-Site", "cross-site")
+				}
+				return e.send(req)
+			}
+			for i := range 3 {
+				post(tt.origin, signup(fmt.Sprintf("refused%d", i))).wantStatus(t, http.StatusForbidden).wantMessage(t, tt.msg)
+			}
+			var buckets int
+			if err := e.store.Pool().QueryRow(context.Background(), "SELECT count(*) FROM rate_limits").Scan(&buckets); err != nil || buckets != 0 {
+				t.Fatalf("refusals were counted: %d rate_limits rows, err %v", buckets, err)
+			}
+			// The one allowed attempt is still there, and the limit is live.
+			e.cfg.Registration = config.RegistrationOpen
+			post("", signup("welcome")).wantStatus(t, http.StatusCreated)
+			post("", signup("another")).wantStatus(t, http.StatusTooManyRequests)
+		})
+	}
 }
