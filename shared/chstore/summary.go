@@ -3,7 +3,6 @@ package chstore
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"kurz/shared/click"
-	"kurz/shared/link"
 	"kurz/shared/target"
 )
 
@@ -57,17 +55,6 @@ type Summary struct {
 	PreviewClicks  uint64
 	PrefetchClicks uint64
 	Breakdown
-}
-
-// KindName is the Enum8 name of k in the ClickHouse tables.
-func KindName(k click.Kind) (string, error) {
-	switch k {
-	case click.KindLink:
-		return "link", nil
-	case click.KindQR:
-		return "qr", nil
-	}
-	return "", fmt.Errorf("chstore: unknown click kind %d", k)
 }
 
 // totalsSQL reads the all-time counters of one target (0002). On an
@@ -125,7 +112,7 @@ func ReadSummary(ctx context.Context, conn driver.Conn, kind click.Kind, id int6
 	g.Go(func() error {
 		if err := conn.QueryRow(gctx, totalsSQL, kn, uint64(id)).Scan(
 			&sum.Clicks, &sum.UniqueClicks, &sum.BotClicks, &sum.PreviewClicks, &sum.PrefetchClicks); err != nil {
-			return unavailable("read click totals", err)
+			return Unavailable("read click totals", err)
 		}
 		return nil
 	})
@@ -153,7 +140,7 @@ func ReadRangeBreakdown(ctx context.Context, conn driver.Conn, kind click.Kind, 
 func breakdown(ctx context.Context, conn driver.Conn, from string, args ...any) (Breakdown, error) {
 	rows, err := conn.Query(ctx, dimsSelect+from+dimsTail, args...)
 	if err != nil {
-		return Breakdown{}, unavailable("read click breakdown", err)
+		return Breakdown{}, Unavailable("read click breakdown", err)
 	}
 	defer rows.Close()
 	byDim := map[string][]Count{}
@@ -161,12 +148,12 @@ func breakdown(ctx context.Context, conn driver.Conn, from string, args ...any) 
 		var dim string
 		var c Count
 		if err := rows.Scan(&dim, &c.Name, &c.N); err != nil {
-			return Breakdown{}, unavailable("scan click breakdown", err)
+			return Breakdown{}, Unavailable("scan click breakdown", err)
 		}
 		byDim[dim] = append(byDim[dim], c)
 	}
 	if err := rows.Err(); err != nil {
-		return Breakdown{}, unavailable("read click breakdown", err)
+		return Breakdown{}, Unavailable("read click breakdown", err)
 	}
 	b := Breakdown{
 		Countries:  top(byDim["country"], countryName),
@@ -214,10 +201,4 @@ func top(cs []Count, rename func(string) string) []Count {
 		cs = cs[:TopN]
 	}
 	return cs
-}
-
-// unavailable marks a ClickHouse failure so callers answer 503 rather than
-// 500: the numbers exist, they just cannot be read right now.
-func unavailable(what string, err error) error {
-	return fmt.Errorf("%s: %w: %v", what, link.ErrUnavailable, err)
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -24,10 +25,15 @@ import (
 // never depends on the check.
 
 // Limits of the framing check: it runs inside the write request, so it is
-// short and bounded however many targets the link has.
+// short and bounded however many targets the link has. The server-wide
+// bounds (slots, remembered answers) are in framecheck.go.
 const (
 	frameCheckTimeout = 3 * time.Second
 	maxFrameChecks    = 5
+	// frameMaxRedirects caps the redirects followed per request (HEAD and
+	// GET each), below safefetch's default: at most 5 × 2 × 3 requests per
+	// write.
+	frameMaxRedirects = 2
 	// maxReasonLen caps the header text quoted back in a warning.
 	maxReasonLen = 120
 )
@@ -36,70 +42,106 @@ const (
 // iframe (splash pages redirect, so they are not).
 func framed(typ string) bool { return typ == link.TypeFrame || typ == link.TypeOverlay }
 
+// frameState is the outcome of checking one destination.
+type frameState int
+
+const (
+	verdictAllowed   frameState = iota
+	verdictRefused              // the headers forbid framing on the short link's origin
+	verdictUnchecked            // unreachable, refused by the address policy, or too slow
+	verdictBusy                 // not tried: every server-wide slot was taken
+)
+
+// frameVerdict is what the check found for one destination; reason is the
+// refusing header, for verdictRefused.
+type frameVerdict struct {
+	state  frameState
+	reason string
+}
+
 // checkFraming runs the framing check of the just-written link l, adds
 // its warnings to the response out and records on the link whether a
-// destination refuses frames. A failed record is logged, not returned:
-// the link is written, and the flag only chooses how the edge shows it.
+// destination refuses frames. A check that found no refusal but could not
+// look at every destination records nothing: the link keeps its previous
+// state (a new link: not refusing), so a busy server cannot turn a
+// recorded refusal back into a broken frame. A failed record is logged,
+// not returned: the link is written, and the flag only chooses how the
+// edge shows it.
 func (s *Server) checkFraming(ctx context.Context, out map[string]any, l *link.Link) {
-	warnings, refused := s.frameWarnings(ctx, l)
-	addWarnings(out, warnings)
-	if err := s.store.SetFrameRefused(ctx, l.UserID, l.ID, refused); err != nil {
+	res := s.frameWarnings(ctx, l)
+	addWarnings(out, res.warnings)
+	if !res.refused && !res.complete {
+		return
+	}
+	if err := s.store.SetFrameRefused(ctx, l.UserID, l.ID, res.refused); err != nil {
 		s.log.Warn("record framing check", "link", l.ID, "err", err)
 	}
 }
 
+// frameResult is the framing check of one link: one warning per
+// destination that refuses framing or was not checked, whether any
+// refuses, and whether every destination was checked.
+type frameResult struct {
+	warnings []string
+	refused  bool
+	complete bool
+}
+
 // frameWarnings checks where l sends visitors (the long URL, then the
-// targeting links: at most maxFrameChecks distinct URLs, side by side) and
-// returns one warning per destination that forbids framing or could not
-// be checked, and whether any refuses framing. It returns nil, false when
-// l is not framed.
-func (s *Server) frameWarnings(ctx context.Context, l *link.Link) ([]string, bool) {
+// targeting links: at most maxFrameChecks distinct URLs, side by side,
+// within frameCheckTimeout together). A link that is not framed is
+// complete and not refused, without any request.
+func (s *Server) frameWarnings(ctx context.Context, l *link.Link) frameResult {
 	if !framed(l.Type) {
-		return nil, false
+		return frameResult{complete: true}
 	}
 	ancestor, err := url.Parse(l.ShortURL(s.cfg.BaseURL))
 	if err != nil {
-		return nil, false // our own configured URL: validated at start-up
+		return frameResult{complete: true} // our own configured URL: validated at start-up
 	}
-	dests := frameDestinations(l)
-	warnings := make([]string, len(dests))
-	refusals := make([]bool, len(dests))
 	opt := s.frameFetch
-	if opt.Timeout <= 0 {
+	if opt.Timeout <= 0 || opt.Timeout > frameCheckTimeout {
 		opt.Timeout = frameCheckTimeout
 	}
+	if opt.MaxRedirects == 0 || opt.MaxRedirects > frameMaxRedirects {
+		opt.MaxRedirects = frameMaxRedirects
+	}
+	checkCtx, cancel := context.WithTimeout(ctx, opt.Timeout)
+	defer cancel()
+	dests := frameDestinations(l)
+	verdicts := make([]frameVerdict, len(dests))
 	var wg sync.WaitGroup
 	for i, d := range dests {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			warnings[i], refusals[i] = frameWarning(ctx, d, ancestor, opt)
+			verdicts[i] = s.checkDestination(checkCtx, d.url, ancestor, opt)
 		}()
 	}
 	wg.Wait()
-	out := warnings[:0]
-	refused := false
-	for i, w := range warnings {
-		if w != "" {
-			out = append(out, w)
+	res := frameResult{complete: true}
+	for i, v := range verdicts {
+		if w := frameWarning(dests[i], v, opt.Timeout); w != "" {
+			res.warnings = append(res.warnings, w)
 		}
-		refused = refused || refusals[i]
+		res.refused = res.refused || v.state == verdictRefused
+		res.complete = res.complete && (v.state == verdictAllowed || v.state == verdictRefused)
 	}
-	return out, refused
+	return res
 }
 
 // frameDestinations lists l's distinct destinations with the field each
-// came from, the long URL first.
+// came from, the long URL first, at most maxFrameChecks.
 func frameDestinations(l *link.Link) []urlField {
 	all := []urlField{{"url", l.LongURL}}
 	for i, g := range l.GeoTargets {
-		all = append(all, urlField{fmt.Sprintf("geotarget[%d].link", i), g.Link})
+		all = append(all, urlField{targetField("geotarget", i), g.Link})
 	}
 	for i, d := range l.DeviceTargets {
-		all = append(all, urlField{fmt.Sprintf("devicetarget[%d].link", i), d.Link})
+		all = append(all, urlField{targetField("devicetarget", i), d.Link})
 	}
 	for i, g := range l.LangTargets {
-		all = append(all, urlField{fmt.Sprintf("languagetarget[%d].link", i), g.Link})
+		all = append(all, urlField{targetField("languagetarget", i), g.Link})
 	}
 	var out []urlField
 	seen := map[string]bool{}
@@ -112,21 +154,55 @@ func frameDestinations(l *link.Link) []urlField {
 	return out
 }
 
-// frameWarning checks one destination: "" means it may be framed;
-// refused means it forbids framing.
-func frameWarning(ctx context.Context, d urlField, ancestor *url.URL, opt safefetch.Options) (warning string, refused bool) {
-	shown := originOf(d.url)
-	_, h, err := safefetch.Headers(ctx, d.url, opt)
+// checkDestination checks one destination for a frame on ancestor: a fresh
+// remembered answer if there is one, else a fetch of its headers in a
+// free slot, or verdictBusy when there is none. The answer is keyed by the
+// ancestor's origin too, since frame-ancestors may allow one of our
+// domains and not another. Answers are remembered for frameAnswerTTL,
+// failures for frameFailureTTL, except when the caller went away (ctx
+// canceled: that says nothing about the destination).
+func (s *Server) checkDestination(ctx context.Context, rawURL string, ancestor *url.URL, opt safefetch.Options) frameVerdict {
+	key := strings.ToLower(ancestor.Scheme+"://"+ancestor.Host) + " " + rawURL
+	if v, ok := s.frames.get(key); ok {
+		return v
+	}
+	if !s.frames.tryAcquire() {
+		return frameVerdict{state: verdictBusy}
+	}
+	defer s.frames.release()
+	_, h, err := safefetch.Headers(ctx, rawURL, opt)
 	if err != nil {
-		return fmt.Sprintf("%s: %s could not be checked for framing (unreachable, or no answer within %s); "+
-			"if it forbids framing, visitors see the browser's error page in the frame", d.field, shown, opt.Timeout), false
+		v := frameVerdict{state: verdictUnchecked}
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			s.frames.put(key, v, frameFailureTTL)
+		}
+		return v
 	}
-	reason := framingBlock(h, ancestor)
-	if reason == "" {
-		return "", false
+	v := frameVerdict{state: verdictAllowed}
+	if reason := framingBlock(h, ancestor); reason != "" {
+		v = frameVerdict{state: verdictRefused, reason: reason}
 	}
-	return fmt.Sprintf("%s: %s forbids framing (%s); the link is served as a plain redirect to it, without the frame",
-		d.field, shown, reason), true
+	s.frames.put(key, v, frameAnswerTTL)
+	return v
+}
+
+// frameWarning is the warning about destination d, or "" when it may be
+// framed.
+func frameWarning(d urlField, v frameVerdict, timeout time.Duration) string {
+	shown := originOf(d.url)
+	const consequence = "; if it forbids framing, visitors see the browser's error page in the frame"
+	switch v.state {
+	case verdictRefused:
+		return fmt.Sprintf("%s: %s forbids framing (%s); the link is served as a plain redirect to it, without the frame",
+			d.field, shown, v.reason)
+	case verdictUnchecked:
+		return fmt.Sprintf("%s: %s could not be checked for framing (unreachable, or no answer within %s)%s",
+			d.field, shown, timeout, consequence)
+	case verdictBusy:
+		return fmt.Sprintf("%s: %s was not checked for framing (the server is busy; try again)%s",
+			d.field, shown, consequence)
+	}
+	return ""
 }
 
 // originOf is scheme://host of a valid URL, the part a warning shows.

@@ -556,8 +556,13 @@ func (s *Server) patchTexts(p *link.LinkPatch, in *linkInput) error {
 	return nil
 }
 
-// urlField is a URL from the payload with the field it came from.
+// urlField is a URL from the payload (or a stored link) with the field it
+// came from.
 type urlField struct{ field, url string }
+
+// targetField names a targeting rule's URL, as errors and framing
+// warnings show it: "geotarget[0].link".
+func targetField(list string, i int) string { return fmt.Sprintf("%s[%d].link", list, i) }
 
 // patchTargets validates and normalises the targeting lists and deep
 // links; it returns their URLs for the loop check.
@@ -589,7 +594,7 @@ func patchTargets(p *link.LinkPatch, in *linkInput) ([]urlField, error) {
 	var urls []urlField
 	rules := func(list string, rs []target.Rule) ([]target.Rule, error) {
 		for i := range rs {
-			field := fmt.Sprintf("%s[%d].link", list, i)
+			field := targetField(list, i)
 			v, err := link.ValidURL(rs[i].URL)
 			if err != nil {
 				return nil, BadRequest(field, err.Error())

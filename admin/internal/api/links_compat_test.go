@@ -292,6 +292,9 @@ func TestLinkUpdateStatusAndDescription(t *testing.T) {
 }
 
 func TestLinkListUniqueClicks(t *testing.T) {
+	if MaxLimit > chstore.MaxUniqueIDs {
+		t.Fatalf("a page of %d links cannot be read in one uniques query (at most %d ids)", MaxLimit, chstore.MaxUniqueIDs)
+	}
 	e, conn := newStatsEnv(t)
 	_, key := e.user("alice")
 	var ids []int64

@@ -27,8 +27,9 @@ func (s *Server) linkStatsData(ctx context.Context, linkID int64) (map[string]an
 }
 
 // linkUniques reads the unique visitors of a list page's links in one
-// ClickHouse query (GET /api/urls?with=uniqueClicks); without a stats
-// service (tests of other areas) every link has 0.
+// ClickHouse query (GET /api/urls?with=uniqueClicks; a page is at most
+// MaxLimit links, within chstore.MaxUniqueIDs); without a stats service
+// (tests of other areas) every link has 0.
 func (s *Server) linkUniques(ctx context.Context, links []link.Link) (map[int64]uint64, error) {
 	if s.stats == nil {
 		return map[int64]uint64{}, nil

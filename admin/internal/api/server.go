@@ -62,6 +62,8 @@ type Server struct {
 	// frameFetch tunes the header check of frame and overlay destinations
 	// (framing.go); zero is the production policy with a 3 s timeout.
 	frameFetch safefetch.Options
+	// frames bounds and remembers those checks server-wide (framecheck.go).
+	frames *frameChecks
 }
 
 // New builds the server and its routes.
@@ -75,6 +77,8 @@ func New(d Deps) *Server {
 		now:   d.Now,
 		api:   http.NewServeMux(),
 		price: http.NewServeMux(),
+
+		frames: newFrameChecks(frameCheckSlots),
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -3,6 +3,8 @@ package stats
 import (
 	"context"
 	"time"
+
+	"kurz/shared/chstore"
 )
 
 // liveAfter is how recently a pipeline must have written a heartbeat to
@@ -30,7 +32,7 @@ func (s *Service) Freshness(ctx context.Context) (Freshness, error) {
 		lag     uint32
 	)
 	if err := s.conn.QueryRow(ctx, freshnessSQL, liveAfter).Scan(&f.Writers, &wm, &lag, &now); err != nil {
-		return Freshness{}, unavailable("read ingest heartbeats", err)
+		return Freshness{}, chstore.Unavailable("read ingest heartbeats", err)
 	}
 	if f.Writers == 0 {
 		f.IngestedUntil = now.UTC()

@@ -91,7 +91,7 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 	if err := CheckRange(from, to, iv); err != nil {
 		return nil, err
 	}
-	kn, err := kindName(kind)
+	kn, err := chstore.KindName(kind)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := s.conn.QueryRow(gctx, rangeTotalsSQL, args...).Scan(&r.Clicks, &r.UniqueClicks); err != nil {
-			return unavailable("read range totals", err)
+			return chstore.Unavailable("read range totals", err)
 		}
 		return nil
 	})
@@ -128,19 +128,19 @@ func (s *Service) series(ctx context.Context, iv Interval, from, end time.Time, 
 	}
 	rows, err := s.conn.Query(ctx, fmt.Sprintf(seriesSQL, bucket), args...)
 	if err != nil {
-		return nil, unavailable("read click series", err)
+		return nil, chstore.Unavailable("read click series", err)
 	}
 	defer rows.Close()
 	got := map[int64]Bucket{}
 	for rows.Next() {
 		var b Bucket
 		if err := rows.Scan(&b.Start, &b.Clicks, &b.UniqueClicks); err != nil {
-			return nil, unavailable("scan click series", err)
+			return nil, chstore.Unavailable("scan click series", err)
 		}
 		got[b.Start.Unix()] = b
 	}
 	if err := rows.Err(); err != nil {
-		return nil, unavailable("read click series", err)
+		return nil, chstore.Unavailable("read click series", err)
 	}
 	out := make([]Bucket, 0, int(end.Sub(from)/step))
 	for t := from; t.Before(end); t = t.Add(step) {

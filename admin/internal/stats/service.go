@@ -1,14 +1,11 @@
 package stats
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"kurz/shared/chstore"
-	"kurz/shared/click"
-	"kurz/shared/link"
 )
 
 // TopN is how many values a breakdown lists (chstore.TopN).
@@ -42,13 +39,4 @@ type Freshness struct {
 	LagMs uint64
 	// Writers is the number of edge pipelines that reported in the last 30 s.
 	Writers uint64
-}
-
-// kindName is the Enum8 name of k in the ClickHouse tables.
-func kindName(k click.Kind) (string, error) { return chstore.KindName(k) }
-
-// unavailable marks a ClickHouse failure so the API answers 503 rather than
-// 500: the numbers exist, they just cannot be read right now.
-func unavailable(what string, err error) error {
-	return fmt.Errorf("%s: %w: %v", what, link.ErrUnavailable, err)
 }
