@@ -3,7 +3,7 @@
 # `make test`. Data lives under a directory of the caller's choice (under
 # .run/, git-ignored); the system clusters are never touched.
 #
-#   stack.sh install                      install missing server packages (apt)
+#   stack.sh install                      install missing server packages and chromium (apt)
 #   stack.sh up DIR PG_PORT CH_PORT       start both (reuses existing data)
 #   stack.sh down DIR                     stop both
 #   stack.sh status DIR                   exit 0 when both run
@@ -26,9 +26,21 @@ install() {
 	command -v clickhouse-server >/dev/null 2>&1 || need+=(clickhouse-server clickhouse-client)
 	command -v pgrep >/dev/null 2>&1 || need+=(procps)
 	command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
-	[ ${#need[@]} -eq 0 ] && return 0
+	# The browser tests (shared/browsertest) drive Debian's Chromium. Only
+	# they need it, so when it cannot be installed here the servers still
+	# start and those tests fail saying what is missing.
+	local browser=()
+	[ -x /usr/bin/chromium ] || browser=(chromium)
+	if [ ${#need[@]} -eq 0 ]; then
+		[ ${#browser[@]} -eq 0 ] && return 0
+		if ! command -v apt-get >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
+			log "chromium is missing: the browser tests fail until /usr/bin/chromium is installed (as root: apt-get install chromium)"
+			return 0
+		fi
+	fi
+	need+=("${browser[@]}")
 	if ! command -v apt-get >/dev/null 2>&1; then
-		die "missing: ${need[*]}. Install PostgreSQL 15 and ClickHouse server with your package manager, or set KURZ_DATABASE_URL and KURZ_CLICKHOUSE_URL to servers you run."
+		die "missing: ${need[*]}. Install PostgreSQL 15, ClickHouse server and Chromium (/usr/bin/chromium, for the browser tests) with your package manager, or set KURZ_DATABASE_URL and KURZ_CLICKHOUSE_URL to servers you run."
 	fi
 	[ "$(id -u)" -eq 0 ] || die "missing: ${need[*]}. Run as root (apt-get install -y ${need[*]}) or set KURZ_DATABASE_URL and KURZ_CLICKHOUSE_URL."
 	log "installing ${need[*]} (apt)"

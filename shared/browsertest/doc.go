@@ -1,0 +1,12 @@
+// Package browsertest drives Debian's Chromium (/usr/bin/chromium, headless)
+// from tests, so that what a person sees is tested in a real browser and
+// can be looked at: every test gets its own tab, every wait is bounded, and
+// full-page screenshots land in .run/test/screenshots/ (KURZ_SCREENSHOT_DIR
+// overrides it).
+//
+// One browser serves the whole test binary: it starts on first use and is
+// killed with the binary (the allocator sets Pdeathsig). A missing Chromium
+// fails the test; it is never skipped.
+//
+// Only _test.go files import this package.
+package browsertest
