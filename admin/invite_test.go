@@ -56,7 +56,7 @@ func TestInviteCreate(t *testing.T) {
 				t.Errorf("stored %+v", inv)
 			}
 			var clear int
-			if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM invites WHERE position(convert_to($1, 'UTF8') in code_hash) > 0", got.Code).Scan(&clear); err != nil || clear != 0 {
+			if err := pgtest.Pool(st).QueryRow(context.Background(), "SELECT count(*) FROM invites WHERE position(convert_to($1, 'UTF8') in code_hash) > 0", got.Code).Scan(&clear); err != nil || clear != 0 {
 				t.Errorf("code stored in clear: %d %v", clear, err)
 			}
 			if tt.expires != "" && (inv.ExpiresAt == nil || inv.ExpiresAt.Format("2006-01-02 15:04:05") != tt.expires) {
@@ -90,7 +90,7 @@ func TestInviteCreate(t *testing.T) {
 		})
 	}
 	var n int
-	if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM invites").Scan(&n); err != nil || n != len(ok) {
+	if err := pgtest.Pool(st).QueryRow(context.Background(), "SELECT count(*) FROM invites").Scan(&n); err != nil || n != len(ok) {
 		t.Fatalf("invites stored: %d %v", n, err)
 	}
 }

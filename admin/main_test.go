@@ -11,7 +11,6 @@ import (
 
 	"kurz/shared/chstore"
 	"kurz/shared/chstore/chtest"
-	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
 	"kurz/shared/secret"
 )
@@ -55,7 +54,7 @@ func TestUserCreate(t *testing.T) {
 	}
 	// Only the hash is stored.
 	var n int
-	if err := st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM users WHERE api_key_hash::text LIKE '%' || $1 || '%' OR password_hash = 'long password'", got.APIKey).Scan(&n); err != nil || n != 0 {
+	if err := pgtest.Pool(st).QueryRow(context.Background(), "SELECT count(*) FROM users WHERE api_key_hash::text LIKE '%' || $1 || '%' OR password_hash = 'long password'", got.APIKey).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("secret stored in clear: n=%d err=%v", n, err)
 	}
 
@@ -111,13 +110,9 @@ func TestMigrateCommand(t *testing.T) {
 		t.Fatalf("re-run: exit %d: %s", code, errs)
 	}
 	ctx := context.Background()
-	st, err := pgstore.Open(ctx, pgDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := pgtest.Open(t, pgDSN)
 	var tables int
-	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename IN ('users','links','qr_codes')").Scan(&tables); err != nil || tables != 3 {
+	if err := pgtest.Pool(st).QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename IN ('users','links','qr_codes')").Scan(&tables); err != nil || tables != 3 {
 		t.Fatalf("postgres tables: %d %v", tables, err)
 	}
 	ch, err := chstore.Open(ctx, chDSN)

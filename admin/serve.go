@@ -22,8 +22,11 @@ import (
 // reverse order of start-up.
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	start := time.Now()
+	if err := cfg.CheckSecret(); err != nil {
+		return err
+	}
 	if cfg.Secret == config.DevSecret {
-		log.Warn("KURZ_SECRET is the development default; set it in production")
+		log.Warn("KURZ_SECRET is the development default (KURZ_DEV=1); set it in production")
 	}
 	st, err := pgstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -70,7 +73,6 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		log.Info("listening", "addr", ln.Addr().String())
 		go func() { errc <- hs.Serve(ln) }()
 	}
-	go pruneLoop(ctx, st, log)
 	rollupCtx, stopRollup := context.WithCancel(ctx)
 	rollupDone := make(chan struct{})
 	go func() {
@@ -110,24 +112,6 @@ func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-}
-
-// pruneLoop deletes rate-limit counters of windows long past.
-func pruneLoop(ctx context.Context, st *pgstore.Store, log *slog.Logger) {
-	t := time.NewTicker(10 * time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			if _, err := st.PruneRateLimits(pctx, time.Now().Add(-time.Hour)); err != nil {
-				log.Warn("prune rate limits", "err", err)
-			}
-			cancel()
-		}
 	}
 }
 

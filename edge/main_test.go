@@ -114,7 +114,7 @@ func TestInvalidationAcrossEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := store.Pool()
+	pool := pgtest.Pool(store)
 	if _, err := pool.Exec(ctx, `INSERT INTO links (user_id, alias, long_url) VALUES ($1, 'two', 'https://example.com/v1')`, u.ID); err != nil {
 		t.Fatal(err)
 	}

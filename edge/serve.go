@@ -10,11 +10,8 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2"
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-
+	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/clicks"
-	"kurz/edge/internal/linkcache"
 	"kurz/edge/internal/listen"
 	"kurz/edge/internal/pages"
 	"kurz/edge/internal/server"
@@ -30,8 +27,11 @@ import (
 // reverse, logging how long each phase took.
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	start := time.Now()
+	if err := cfg.CheckSecret(); err != nil {
+		return err
+	}
 	if cfg.Secret == config.DevSecret {
-		log.Warn("KURZ_SECRET is the development default: password cookies are forgeable")
+		log.Warn("KURZ_SECRET is the development default (KURZ_DEV=1): password cookies are forgeable")
 	}
 	if cfg.PprofAddr != "" {
 		stopPprof, err := startPprof(cfg.PprofAddr, log)
@@ -56,9 +56,14 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		countryOf = db.Country
 	}
 
-	chConn, err := openClickHouse(ctx, cfg.ClickHouseURL, log)
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	chConn, down, err := chstore.Dial(pctx, cfg.ClickHouseURL)
+	cancel()
 	if err != nil {
 		return err
+	}
+	if down != nil {
+		log.Warn("clickhouse unreachable at start; clicks will spool", "err", down)
 	}
 	defer chConn.Close()
 	enr, err := click.NewEnricher(click.EnricherConfig{Secret: []byte(cfg.Secret), CountryOf: countryOf})
@@ -79,13 +84,12 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}
 	}()
 
-	links, err := linkcache.New(store, log, linkcache.Config{MaxBytes: cfg.CacheMaxBytes})
+	cat, err := catalog.New(store, catalog.Config{Log: log, BaseHost: cfg.BaseHost, MaxBytes: cfg.CacheMaxBytes})
 	if err != nil {
 		return err
 	}
-	defer links.Close()
-	domains := linkcache.NewDomains(cfg.BaseHost)
-	if err := domains.Reload(ctx, store); err != nil {
+	defer cat.Close()
+	if err := cat.ReloadDomains(ctx); err != nil {
 		return err
 	}
 	pg, err := pages.New()
@@ -93,7 +97,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	srv, err := server.New(server.Config{
-		Log: log, Store: store, Links: links, Domains: domains, Pages: pg,
+		Log: log, Catalog: cat, Pages: pg,
 		BaseURL: cfg.BaseURL, Resolver: clientip.New(cfg.TrustedProxies),
 		CountryHeader: cfg.CountryHeader, CountryOf: countryOf,
 		Push:          pipe.TryPush,
@@ -112,7 +116,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	defer srv.Close()
 
 	lctx, stopListener := context.WithCancel(context.WithoutCancel(ctx))
-	listener := listen.New(store.Pool().Config().ConnConfig, srv, log)
+	listener := listen.New(store, cat, log)
 	listenerDone := make(chan struct{})
 	go func() {
 		defer close(listenerDone)
@@ -120,10 +124,10 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	}()
 	warmDone := make(chan struct{})
 	if cfg.WarmLinks > 0 {
-		links.MarkWarming() // before the port opens: /readyz says "warming" until done
+		cat.MarkWarming() // before the port opens: /readyz says "warming" until done
 		go func() {
 			defer close(warmDone)
-			warm(lctx, links, listener, int(cfg.WarmLinks), log)
+			warm(lctx, cat, listener, int(cfg.WarmLinks), log)
 		}()
 	} else {
 		close(warmDone)
@@ -141,7 +145,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		serveErr <- hs.Serve(server.CoarseDeadlines(ln, server.ConnReadTimeout, server.ConnWriteTimeout))
 	}()
 	log.Info("edge serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL,
-		"domains", domains.Len(), "startup", time.Since(start))
+		"domains", cat.DomainCount(), "startup", time.Since(start))
 
 	select {
 	case <-ctx.Done():
@@ -179,24 +183,6 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	return nil
 }
 
-// openClickHouse connects and pings; when ClickHouse is down the edge still
-// starts (clicks spool to disk and are replayed later), with a lazily
-// connecting client.
-func openClickHouse(ctx context.Context, dsn string, log *slog.Logger) (driver.Conn, error) {
-	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	conn, err := chstore.Open(pctx, dsn)
-	if err == nil {
-		return conn, nil
-	}
-	log.Warn("clickhouse unreachable at start; clicks will spool", "err", err)
-	opts, err := chstore.Options(dsn)
-	if err != nil {
-		return nil, err
-	}
-	return clickhouse.Open(opts)
-}
-
 // pipelineReady fails when clicks are being lost or about to be: the
 // spool is nearly full while ClickHouse is down.
 func pipelineReady(st clicks.Stats, maxSpool int64) error {
@@ -216,16 +202,16 @@ const warmGCPercent = 25
 
 // warm bulk-loads the link cache once the change listener has connected
 // and resynced, so the warm-up's snapshot is covered by notifications
-// (see linkcache.Cache.Warm). If the listener is not up within a few
+// (see catalog.Catalog.Warm). If the listener is not up within a few
 // seconds, the warm-up runs anyway: the listener's first resync clears
 // the cache, which makes the warm-up start over.
-func warm(ctx context.Context, links *linkcache.Cache, l *listen.Listener, limit int, log *slog.Logger) {
+func warm(ctx context.Context, cat *catalog.Catalog, l *listen.Listener, limit int, log *slog.Logger) {
 	deadline := time.Now().Add(5 * time.Second)
 	for !l.Up() && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
 	}
 	gcPercent := debug.SetGCPercent(warmGCPercent)
-	st, err := links.Warm(ctx, limit)
+	st, err := cat.Warm(ctx, limit)
 	debug.SetGCPercent(gcPercent)
 	if err != nil {
 		log.Warn("link cache warm-up incomplete; links load on first visit", "err", err,

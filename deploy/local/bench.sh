@@ -109,6 +109,7 @@ export KURZ_TRUSTED_PROXIES=127.0.0.1/32
 export KURZ_SPOOL_DIR=$dir/spool
 export KURZ_CACHE_MAX_BYTES=${KURZ_CACHE_MAX_BYTES:-1073741824}
 export KURZ_SECRET=bench-secret-not-for-production-0123456789
+export KURZ_DEV=1
 export KURZ_LOG_LEVEL=warn
 export KURZ_PPROF_ADDR=127.0.0.1:$pprof_port
 

@@ -15,6 +15,8 @@
 #                                      also makes X-Forwarded-For from curl count
 #   KURZ_GEOIP_DB=.run/dev/country.mmdb
 #                                      converted from Debian's geoip-database
+#   KURZ_DEV=1                         a development run: edge and admin start
+#                                      without KURZ_SECRET (its development value)
 # Never copy these to production: there the country header must come from
 # your proxy or CDN, and KURZ_TRUSTED_PROXIES must name only those proxies.
 #
@@ -28,6 +30,7 @@ dev_defaults() {
 	export KURZ_REGISTRATION=${KURZ_REGISTRATION-open}
 	export KURZ_COUNTRY_HEADER=${KURZ_COUNTRY_HEADER-X-Kurz-Country}
 	export KURZ_TRUSTED_PROXIES=${KURZ_TRUSTED_PROXIES-127.0.0.0/8,::1/128}
+	export KURZ_DEV=${KURZ_DEV-1}
 }
 
 # install_geoip_database installs Debian's geoip-database when root and apt

@@ -100,14 +100,15 @@ func (e *runEnv) run(script string, env ...string) (stdout, stderr string, calls
 
 func TestRunDevDefaults(t *testing.T) {
 	e := newRunEnv(t)
-	show := `echo "$KURZ_REGISTRATION|$KURZ_COUNTRY_HEADER|$KURZ_TRUSTED_PROXIES"`
+	show := `echo "$KURZ_REGISTRATION|$KURZ_COUNTRY_HEADER|$KURZ_TRUSTED_PROXIES|$KURZ_DEV"`
 	tests := []struct {
 		env  []string
 		want string
 	}{
-		{nil, "open|X-Kurz-Country|127.0.0.0/8,::1/128"},
+		// KURZ_DEV=1: edge and admin start without a KURZ_SECRET of one's own.
+		{nil, "open|X-Kurz-Country|127.0.0.0/8,::1/128|1"},
 		// The user's settings win, an empty one too (header off).
-		{[]string{"KURZ_REGISTRATION=closed", "KURZ_COUNTRY_HEADER=", "KURZ_TRUSTED_PROXIES=10.0.0.0/8"}, "closed||10.0.0.0/8"},
+		{[]string{"KURZ_REGISTRATION=closed", "KURZ_COUNTRY_HEADER=", "KURZ_TRUSTED_PROXIES=10.0.0.0/8", "KURZ_DEV=0"}, "closed||10.0.0.0/8|0"},
 	}
 	for _, tt := range tests {
 		out, stderr, _, err := e.run(show, tt.env...)
@@ -214,5 +215,20 @@ func TestRunDemoUser(t *testing.T) {
 	}
 	if _, stderr, _, err := e.run("demo_user; echo unreachable", "FAKE_MODE=down"); err == nil || !strings.Contains(stderr, "connection refused") {
 		t.Errorf("failing user create: err %v, stderr %q", err, stderr)
+	}
+}
+
+// TestDevScriptsSetKurzDev: make test and make bench are development runs
+// (KURZ_DEV=1), so the processes they start may use the development
+// KURZ_SECRET; make run's dev_defaults are tested above.
+func TestDevScriptsSetKurzDev(t *testing.T) {
+	for _, s := range []string{"test.sh", "bench.sh"} {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains("\n"+string(b), "\nexport KURZ_DEV=1\n") {
+			t.Errorf("%s does not export KURZ_DEV=1", s)
+		}
 	}
 }

@@ -26,6 +26,9 @@ if [ -z "${KURZ_TEST_DATABASE_URL:-}" ] || [ -z "${KURZ_TEST_CLICKHOUSE_URL:-}" 
 fi
 stop() { [ "$started" = 1 ] && "$stack" down "$dir" || true; }
 trap stop EXIT
+# A development run: processes the tests start may use the development
+# KURZ_SECRET (tests of the start-up check set their own environment).
+export KURZ_DEV=1
 
 if [ "$mode" = gobench ]; then
 	echo "== go test -bench ${BENCH:-.} ./edge/..."

@@ -2,6 +2,7 @@ package clientip
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -21,12 +22,56 @@ func TestResolve(t *testing.T) {
 		{"port form", "10.1.2.3", "198.51.100.7:4711", "198.51.100.7"},
 		{"bracket form", "10.1.2.3", "[2001:db8::7]:443", "2001:db8::7"},
 		{"mapped peer", "::ffff:10.1.2.3", "198.51.100.7", "198.51.100.7"},
+		{"empty elements skipped", "10.1.2.3", "198.51.100.7, ,", "198.51.100.7"},
+		{"only empty elements", "10.1.2.3", " , ", "10.1.2.3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := r.Resolve(netip.MustParseAddr(tt.peer), []byte(tt.xff))
 			if got != netip.MustParseAddr(tt.want) {
 				t.Errorf("got %v want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestResolveLines: several X-Forwarded-For lines are one list, read as if
+// joined with "," in the order received, through either entry point.
+func TestResolveLines(t *testing.T) {
+	r := New([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")})
+	peer := netip.MustParseAddr("10.1.2.3")
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"none", nil, "10.1.2.3"},
+		// The client sent a line of its own, our proxy added another: the
+		// first line alone would let the client pick its address.
+		{"client line then proxy line", []string{"6.6.6.6", "198.51.100.7"}, "198.51.100.7"},
+		{"trusted hop in the last line", []string{"6.6.6.6, 198.51.100.7", "10.9.9.9"}, "198.51.100.7"},
+		{"all trusted across lines", []string{"10.2.2.2", "10.3.3.3, 10.9.9.9"}, "10.2.2.2"},
+		{"empty line", []string{"198.51.100.7", ""}, "198.51.100.7"},
+		{"garbage in an earlier line stops", []string{"nonsense", "10.9.9.9"}, "10.9.9.9"},
+		{"ipv6 across lines", []string{"2001:db8::1", "[2001:db8::7]:443, 10.9.9.9"}, "2001:db8::7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := netip.MustParseAddr(tt.want)
+			joined := []byte(strings.Join(tt.lines, ","))
+			var lines [][]byte
+			for _, l := range tt.lines {
+				lines = append(lines, []byte(l))
+			}
+			got := map[string]netip.Addr{
+				"ResolveLines":    r.ResolveLines(peer, lines),
+				"Resolve(joined)": r.Resolve(peer, joined),
+				"ResolveStrings":  r.ResolveStrings(peer, tt.lines),
+			}
+			for how, a := range got {
+				if a != want {
+					t.Errorf("%s = %v, want %v", how, a, want)
+				}
 			}
 		})
 	}

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -30,6 +31,7 @@ type Config struct {
 	SpoolDir          string         // KURZ_SPOOL_DIR
 	SpoolMaxBytes     int64          // KURZ_SPOOL_MAX_BYTES
 	Secret            string         // KURZ_SECRET: keys cookies and visitor hashes
+	Dev               bool           // KURZ_DEV=1: a development run (make run/test/bench); allows DevSecret
 	CacheMaxBytes     int64          // KURZ_CACHE_MAX_BYTES: edge link cache budget
 	PriceStaleAfter   time.Duration  // KURZ_PRICE_STALE_AFTER
 	PricePollURL      string         // KURZ_PRICE_POLL_URL (optional upstream template)
@@ -65,7 +67,8 @@ const (
 	RegistrationOpen   = "open"
 	RegistrationInvite = "invite"
 	RegistrationClosed = "closed"
-	// DevSecret is only acceptable for local development; serve warns about it.
+	// DevSecret is the KURZ_SECRET of an unset variable. Only a development
+	// run (KURZ_DEV=1) may serve with it: see CheckSecret.
 	DevSecret = "kurz-dev-secret-change-me"
 )
 
@@ -83,6 +86,7 @@ func load(get func(string) string) (*Config, error) {
 		GeoIPDB:       get("KURZ_GEOIP_DB"),
 		SpoolDir:      or(get("KURZ_SPOOL_DIR"), ".run/spool"),
 		Secret:        or(get("KURZ_SECRET"), DevSecret),
+		Dev:           strings.TrimSpace(get("KURZ_DEV")) == "1",
 		PricePollURL:  get("KURZ_PRICE_POLL_URL"),
 		LogLevel:      or(get("KURZ_LOG_LEVEL"), "info"),
 		PprofAddr:     strings.TrimSpace(get("KURZ_PPROF_ADDR")),
@@ -150,6 +154,19 @@ func load(get func(string) string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// CheckSecret refuses to serve with the development secret (KURZ_SECRET
+// unset or set to DevSecret) unless KURZ_DEV=1 says this is a development
+// run: with a publicly known key anyone can forge password cookies and
+// link visitor hashes across days. It is checked by `serve` only, so CLI
+// commands that never use the secret (migrate, user create, …) still run.
+func (c *Config) CheckSecret() error {
+	if c.Secret != DevSecret || c.Dev {
+		return nil
+	}
+	return errors.New("KURZ_SECRET is not set (or is the development value): set it to a long random string, " +
+		"e.g. `openssl rand -hex 32`; only a development run may go without it, with KURZ_DEV=1")
 }
 
 func or(v, def string) string {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,6 +85,43 @@ func TestLoad(t *testing.T) {
 			}
 			if tt.check != nil {
 				tt.check(t, c)
+			}
+		})
+	}
+}
+
+// TestCheckSecret: without KURZ_SECRET (or with the development value) only
+// an explicit development run (KURZ_DEV=1, set by make run/test/bench) may
+// serve; Load itself succeeds, so CLI commands that never use the secret
+// still run.
+func TestCheckSecret(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		ok   bool
+	}{
+		{"unset", nil, false},
+		{"blank", map[string]string{"KURZ_SECRET": "  "}, false},
+		{"development value", map[string]string{"KURZ_SECRET": DevSecret}, false},
+		{"unset, KURZ_DEV other than 1", map[string]string{"KURZ_DEV": "true"}, false},
+		{"unset, KURZ_DEV=0", map[string]string{"KURZ_DEV": "0"}, false},
+		{"unset, KURZ_DEV=1", map[string]string{"KURZ_DEV": "1"}, true},
+		{"development value, KURZ_DEV=1", map[string]string{"KURZ_SECRET": DevSecret, "KURZ_DEV": " 1 "}, true},
+		{"set", map[string]string{"KURZ_SECRET": "a-long-random-production-secret"}, true},
+		{"set, KURZ_DEV=1", map[string]string{"KURZ_SECRET": "a-long-random-production-secret", "KURZ_DEV": "1"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(func(k string) string { return tt.env[k] })
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			err = c.CheckSecret()
+			if (err == nil) != tt.ok {
+				t.Fatalf("CheckSecret() = %v, want ok %v", err, tt.ok)
+			}
+			if err != nil && !strings.Contains(err.Error(), "KURZ_SECRET") {
+				t.Fatalf("error does not name KURZ_SECRET: %v", err)
 			}
 		})
 	}

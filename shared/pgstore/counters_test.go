@@ -57,14 +57,14 @@ func TestCounterWritesAreQuiet(t *testing.T) {
 	// Several statements, so that the pool hands out the connection that
 	// ran the marked transactions too.
 	for i := range 4 {
-		if _, err := st.Pool().Exec(ctx, "UPDATE links SET long_url = $1 WHERE id = $2", "https://example.com/new"+string(rune('a'+i)), ids[0]); err != nil {
+		if _, err := pgtest.Pool(st).Exec(ctx, "UPDATE links SET long_url = $1 WHERE id = $2", "https://example.com/new"+string(rune('a'+i)), ids[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.Pool().Exec(ctx, "UPDATE links SET clicks = 0, long_url = 'https://example.com/reset' WHERE id = $1", ids[1]); err != nil {
+	if _, err := pgtest.Pool(st).Exec(ctx, "UPDATE links SET clicks = 0, long_url = 'https://example.com/reset' WHERE id = $1", ids[1]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Pool().Exec(ctx, "UPDATE qr_codes SET name = 'renamed' WHERE id = $1", q.ID); err != nil {
+	if _, err := pgtest.Pool(st).Exec(ctx, "UPDATE qr_codes SET name = 'renamed' WHERE id = $1", q.ID); err != nil {
 		t.Fatal(err)
 	}
 	got := pgtest.Notices(ctx, t, listener)

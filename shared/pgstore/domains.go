@@ -118,3 +118,39 @@ func isForeignKeyViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23503"
 }
+
+// hostNameSQL is link.HostName of domains.host in SQL: the host without
+// its port. It is the expression of the unique index domains_name_key
+// (migration 0021), so lookups by it use that index.
+const hostNameSQL = `regexp_replace(host, ':[0-9]+$', '')`
+
+// OwnHostNames returns those of names (host names without a port, lower
+// case ASCII) that are names of the user's own branded domains. Only the
+// caller's domains matter: a host someone else registers must not change
+// what the caller's links may point to.
+func (s *Store) OwnHostNames(ctx context.Context, userID int64, names []string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+hostNameSQL+` FROM domains
+		WHERE user_id = $1 AND `+hostNameSQL+` = ANY($2)`, userID, names)
+	if err != nil {
+		return nil, fmt.Errorf("own host names of %d: %w", userID, mapErr(err))
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("own host names of %d: %w", userID, mapErr(err))
+	}
+	return found, nil
+}
+
+// DomainsOf returns all of the user's domains, oldest first (for checks
+// across them, such as redirect loops).
+func (s *Store) DomainsOf(ctx context.Context, userID int64) ([]link.Domain, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+domainColumns+` FROM domains WHERE user_id = $1 ORDER BY id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("domains of %d: %w", userID, mapErr(err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (link.Domain, error) { return scanDomain(r) })
+	if err != nil {
+		return nil, fmt.Errorf("domains of %d: %w", userID, mapErr(err))
+	}
+	return out, nil
+}

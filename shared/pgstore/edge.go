@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"kurz/shared/link"
 )
 
 // The edge's reads. Each returns everything one edge feature needs in one
@@ -14,98 +15,6 @@ import (
 // another table (splash page, overlay, pixels) is only taken when it belongs
 // to the link's owner, so a forged id in a link row cannot show another
 // account's content.
-
-// EdgeTarget is one targeting rule: Key is the country code, device name
-// or language tag, URL the destination.
-type EdgeTarget struct {
-	Key string
-	URL string
-}
-
-// EdgeParam is one query parameter a link appends to its destination.
-type EdgeParam struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// EdgePixel is one tracking pixel of a link.
-type EdgePixel struct {
-	Type string `json:"type"`
-	Tag  string `json:"tag"`
-}
-
-// EdgeSplash is a custom splash page's content.
-type EdgeSplash struct {
-	ID      int64
-	Title   string
-	Message string
-	Image   string
-	Link    string
-	Counter int
-}
-
-// EdgeOverlay is a call-to-action overlay's content.
-type EdgeOverlay struct {
-	ID         int64
-	Type       string
-	Message    string
-	ButtonText string
-	ButtonURL  string
-	Background string
-	Color      string
-	Position   string
-}
-
-// EdgeLink is a link with everything the edge's rules need.
-type EdgeLink struct {
-	ID              int64
-	UserID          int64
-	Host            string // '' = default domain
-	Alias           string
-	LongURL         string
-	Type            string // direct | frame | splash | overlay
-	PasswordHash    string
-	ExpiresAt       *time.Time
-	MetaTitle       string
-	MetaDescription string
-	MetaImage       string
-	DeeplinkIOS     string
-	DeeplinkAndroid string
-	Geo             []EdgeTarget
-	Device          []EdgeTarget
-	Language        []EdgeTarget
-	Parameters      []EdgeParam
-	Pixels          []EdgePixel
-	Splash          *EdgeSplash  // nil: none chosen (type splash uses the default page)
-	Overlay         *EdgeOverlay // nil: none chosen
-	Redirect404     string       // the link's branded domain's redirect404, '' when none
-	// Public: status is public, so the link's stats page ({shorturl}+) is
-	// served. Status never changes how the link redirects.
-	Public bool
-	// FrameRefused: a destination of this frame or overlay link refuses to
-	// be framed (checked by the admin on write): serve it as a redirect.
-	FrameRefused bool
-}
-
-// jsonTarget is the stored shape of the three targeting lists; each list
-// names its key differently.
-type jsonTarget struct {
-	Location string `json:"location"`
-	Device   string `json:"device"`
-	Language string `json:"language"`
-	Link     string `json:"link"`
-}
-
-func toTargets(in []jsonTarget, key func(jsonTarget) string) []EdgeTarget {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]EdgeTarget, len(in))
-	for i, t := range in {
-		out[i] = EdgeTarget{Key: key(t), URL: t.Link}
-	}
-	return out
-}
 
 // edgeLinkColumns is the column list shared by the single-link load and
 // the warm-up stream (scanEdgeLink reads it); %s is the pixels column.
@@ -147,7 +56,7 @@ const edgeRecentQuery = edgeLinkColumns + `
 
 // EdgeLinkByAlias loads the link (host, alias); host is ” for the default
 // domain. An unknown link is link.ErrNotFound.
-func (s *Store) EdgeLinkByAlias(ctx context.Context, host, alias string) (*EdgeLink, error) {
+func (s *Store) EdgeLinkByAlias(ctx context.Context, host, alias string) (*link.EdgeLink, error) {
 	l, err := scanEdgeLink(s.pool.QueryRow(ctx, edgeLinkQuery, host, alias))
 	if err != nil {
 		return nil, fmt.Errorf("edge link %q/%q: %w", host, alias, mapErr(err))
@@ -155,46 +64,52 @@ func (s *Store) EdgeLinkByAlias(ctx context.Context, host, alias string) (*EdgeL
 	return l, nil
 }
 
-// EdgeLinkKey returns the (host, alias) of link id, for invalidations that
-// name only the id. An unknown id is link.ErrNotFound.
-func (s *Store) EdgeLinkKey(ctx context.Context, id int64) (host, alias string, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT host, alias FROM links WHERE id = $1`, id).Scan(&host, &alias)
-	if err != nil {
-		return "", "", fmt.Errorf("edge link key %d: %w", id, mapErr(err))
+// EdgeLinkKeys calls fn with the (host, alias) of each of the links ids
+// that exists, in one query: invalidations that name links by id (a
+// link_pixels notice names every link of one statement).
+func (s *Store) EdgeLinkKeys(ctx context.Context, ids []int64, fn func(host, alias string)) error {
+	if len(ids) == 0 {
+		return nil
 	}
-	return host, alias, nil
+	return s.edgeLinkKeys(ctx, fmt.Sprintf("edge link keys of %d links", len(ids)), fn,
+		`SELECT host, alias FROM links WHERE id = ANY($1)`, ids)
 }
 
-// linksUsing holds, per table whose rows links embed, the query for the
-// keys of the links using one row (by id).
-var linksUsing = map[string]string{
-	"pixels":       `SELECT l.host, l.alias FROM link_pixels lp JOIN links l ON l.id = lp.link_id WHERE lp.pixel_id = $1`,
-	"overlays":     `SELECT host, alias FROM links WHERE overlay_id = $1`,
-	"splash_pages": `SELECT host, alias FROM links WHERE splash_id = $1`,
-	"domains":      `SELECT host, alias FROM links WHERE domain_id = $1`,
+// linksUsing holds, per kind of row links embed, the query for the keys
+// of the links using one row (by id).
+var linksUsing = map[Object]string{
+	ObjectPixel:   `SELECT l.host, l.alias FROM link_pixels lp JOIN links l ON l.id = lp.link_id WHERE lp.pixel_id = $1`,
+	ObjectOverlay: `SELECT host, alias FROM links WHERE overlay_id = $1`,
+	ObjectSplash:  `SELECT host, alias FROM links WHERE splash_id = $1`,
+	ObjectDomain:  `SELECT host, alias FROM links WHERE domain_id = $1`,
 }
 
 // EdgeLinkKeysUsing calls fn with the (host, alias) of every link that uses
-// row id of table (pixels, overlays, splash_pages or domains), streaming.
-func (s *Store) EdgeLinkKeysUsing(ctx context.Context, table string, id int64, fn func(host, alias string)) error {
-	q, ok := linksUsing[table]
+// row id of obj (a pixel, overlay, splash page or domain), streaming.
+func (s *Store) EdgeLinkKeysUsing(ctx context.Context, obj Object, id int64, fn func(host, alias string)) error {
+	what := fmt.Sprintf("edge links using %s %d", obj, id)
+	q, ok := linksUsing[obj]
 	if !ok {
-		return fmt.Errorf("edge links using %s %d: not a table links embed", table, id)
+		return fmt.Errorf("%s: not something links embed", what)
 	}
-	rows, err := s.pool.Query(ctx, q, id)
+	return s.edgeLinkKeys(ctx, what, fn, q, id)
+}
+
+func (s *Store) edgeLinkKeys(ctx context.Context, what string, fn func(host, alias string), q string, arg any) error {
+	rows, err := s.pool.Query(ctx, q, arg)
 	if err != nil {
-		return fmt.Errorf("edge links using %s %d: %w", table, id, mapErr(err))
+		return fmt.Errorf("%s: %w", what, mapErr(err))
 	}
 	defer rows.Close()
 	var host, alias string
 	for rows.Next() {
 		if err := rows.Scan(&host, &alias); err != nil {
-			return fmt.Errorf("edge links using %s %d: scan: %w", table, id, err)
+			return fmt.Errorf("%s: scan: %w", what, err)
 		}
 		fn(host, alias)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("edge links using %s %d: %w", table, id, mapErr(err))
+		return fmt.Errorf("%s: %w", what, mapErr(err))
 	}
 	return nil
 }
@@ -203,7 +118,7 @@ func (s *Store) EdgeLinkKeysUsing(ctx context.Context, table string, id int64, f
 // to fn in one query (rows are decoded as they arrive, so memory stays
 // flat). fn returning false stops the stream early without an error. The
 // edge's cache warm-up uses it.
-func (s *Store) EdgeLinksRecent(ctx context.Context, limit int, fn func(*EdgeLink) bool) error {
+func (s *Store) EdgeLinksRecent(ctx context.Context, limit int, fn func(*link.EdgeLink) bool) error {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("edge links: %w", mapErr(err))
@@ -234,16 +149,16 @@ func (s *Store) EdgeLinksRecent(ctx context.Context, limit int, fn func(*EdgeLin
 	return nil
 }
 
-// scanEdgeLink reads one row of edgeLinkSelect. The JSON columns are read
+// scanEdgeLink reads one row of edgeLinkColumns. The JSON columns are read
 // as bytes and decoded only when they hold more than an empty array, which
 // is most links: that keeps a bulk warm-up at COPY-like speed.
-func scanEdgeLink(row pgx.Row) (*EdgeLink, error) {
+func scanEdgeLink(row pgx.Row) (*link.EdgeLink, error) {
 	var (
-		l                              EdgeLink
+		l                              link.EdgeLink
 		geo, dev, lang, params, pixels []byte
 		splashID, overID               *int64
-		sp                             EdgeSplash
-		ov                             EdgeOverlay
+		sp                             link.EdgeSplash
+		ov                             link.EdgeOverlay
 	)
 	err := row.Scan(
 		&l.ID, &l.UserID, &l.Host, &l.Alias, &l.LongURL, &l.Type, &l.PasswordHash, &l.ExpiresAt, &l.Public, &l.FrameRefused,
@@ -255,7 +170,11 @@ func scanEdgeLink(row pgx.Row) (*EdgeLink, error) {
 	if err != nil {
 		return nil, err
 	}
-	var g, d, lg []jsonTarget
+	var (
+		g  []link.GeoTarget
+		d  []link.DeviceTarget
+		lg []link.LangTarget
+	)
 	for _, c := range []struct {
 		name string
 		raw  []byte
@@ -266,9 +185,7 @@ func scanEdgeLink(row pgx.Row) (*EdgeLink, error) {
 			return nil, fmt.Errorf("link %d: %s: %w", l.ID, c.name, err)
 		}
 	}
-	l.Geo = toTargets(g, func(t jsonTarget) string { return t.Location })
-	l.Device = toTargets(d, func(t jsonTarget) string { return t.Device })
-	l.Language = toTargets(lg, func(t jsonTarget) string { return t.Language })
+	l.Geo, l.Device, l.Language = link.GeoRules(g), link.DeviceRules(d), link.LangRules(lg)
 	if splashID != nil {
 		sp.ID = *splashID
 		l.Splash = &sp
@@ -292,26 +209,18 @@ func decodeJSONList(raw []byte, dst any) error {
 	return json.Unmarshal(raw, dst)
 }
 
-// EdgeDomain is what the edge needs of a branded domain.
-type EdgeDomain struct {
-	ID           int64
-	Host         string
-	RedirectRoot string
-	Redirect404  string
-}
-
 // EdgeDomains returns every branded domain. The edge holds them all in
 // memory: the set is small, and knowing every host up front means a
 // request with a made-up Host header never reaches the database.
-func (s *Store) EdgeDomains(ctx context.Context) ([]EdgeDomain, error) {
+func (s *Store) EdgeDomains(ctx context.Context) ([]link.EdgeDomain, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, host, redirect_root, redirect_404 FROM domains ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("edge domains: %w", mapErr(err))
 	}
 	defer rows.Close()
-	var out []EdgeDomain
+	var out []link.EdgeDomain
 	for rows.Next() {
-		var d EdgeDomain
+		var d link.EdgeDomain
 		if err := rows.Scan(&d.ID, &d.Host, &d.RedirectRoot, &d.Redirect404); err != nil {
 			return nil, fmt.Errorf("edge domains: scan: %w", err)
 		}
@@ -323,35 +232,10 @@ func (s *Store) EdgeDomains(ctx context.Context) ([]EdgeDomain, error) {
 	return out, nil
 }
 
-// EdgeCampaignLink is one link of a campaign as the rotator and the list
-// page see it.
-type EdgeCampaignLink struct {
-	ID          int64
-	Host        string // '' = default domain
-	Domain      string // the branded domain's scheme://host; '' = default domain
-	Alias       string
-	Title       string // meta title, else ''
-	Description string
-	// Public links appear on the campaign's list page; private ones are
-	// still rotated (status controls listing, never redirects).
-	Public bool
-}
-
-// EdgeCampaign is a campaign with its links, oldest first.
-type EdgeCampaign struct {
-	ID       int64
-	UserID   int64
-	Name     string
-	Slug     string
-	Username string
-	Public   bool
-	Links    []EdgeCampaignLink
-}
-
 const edgeCampaignColumns = `c.id, c.user_id, c.name, COALESCE(c.slug, ''), u.username, c.public`
 
-func (s *Store) edgeCampaign(ctx context.Context, where string, args ...any) (*EdgeCampaign, error) {
-	var c EdgeCampaign
+func (s *Store) edgeCampaign(ctx context.Context, where string, args ...any) (*link.EdgeCampaign, error) {
+	var c link.EdgeCampaign
 	err := s.pool.QueryRow(ctx, `SELECT `+edgeCampaignColumns+` FROM campaigns c JOIN users u ON u.id = c.user_id WHERE `+where, args...).
 		Scan(&c.ID, &c.UserID, &c.Name, &c.Slug, &c.Username, &c.Public)
 	if err != nil {
@@ -365,7 +249,7 @@ func (s *Store) edgeCampaign(ctx context.Context, where string, args ...any) (*E
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var l EdgeCampaignLink
+		var l link.EdgeCampaignLink
 		if err := rows.Scan(&l.ID, &l.Host, &l.Domain, &l.Alias, &l.Title, &l.Description, &l.Public); err != nil {
 			return nil, fmt.Errorf("scan: %w", err)
 		}
@@ -379,7 +263,7 @@ func (s *Store) edgeCampaign(ctx context.Context, where string, args ...any) (*E
 
 // EdgeCampaignBySlug loads the campaign whose rotator slug is slug
 // (case-insensitive) with its links.
-func (s *Store) EdgeCampaignBySlug(ctx context.Context, slug string) (*EdgeCampaign, error) {
+func (s *Store) EdgeCampaignBySlug(ctx context.Context, slug string) (*link.EdgeCampaign, error) {
 	c, err := s.edgeCampaign(ctx, `lower(c.slug) = lower($1)`, slug)
 	if err != nil {
 		return nil, fmt.Errorf("edge campaign %q: %w", slug, err)
@@ -389,9 +273,9 @@ func (s *Store) EdgeCampaignBySlug(ctx context.Context, slug string) (*EdgeCampa
 
 // EdgeCampaignOfUser loads a campaign of username (case-insensitive) by
 // rotator slug, or by id when id > 0.
-func (s *Store) EdgeCampaignOfUser(ctx context.Context, username, slug string, id int64) (*EdgeCampaign, error) {
+func (s *Store) EdgeCampaignOfUser(ctx context.Context, username, slug string, id int64) (*link.EdgeCampaign, error) {
 	var (
-		c   *EdgeCampaign
+		c   *link.EdgeCampaign
 		err error
 	)
 	if id > 0 {
@@ -405,23 +289,9 @@ func (s *Store) EdgeCampaignOfUser(ctx context.Context, username, slug string, i
 	return c, nil
 }
 
-// EdgeQR is what the edge needs of a QR code.
-type EdgeQR struct {
-	ID         int64
-	UserID     int64
-	Code       string
-	Type       string
-	Content    string
-	TargetURL  string
-	Background string
-	Foreground string
-	Logo       []byte
-	UpdatedAt  time.Time
-}
-
 // EdgeQRByCode loads a QR code by its public code.
-func (s *Store) EdgeQRByCode(ctx context.Context, code string) (*EdgeQR, error) {
-	var q EdgeQR
+func (s *Store) EdgeQRByCode(ctx context.Context, code string) (*link.EdgeQR, error) {
+	var q link.EdgeQR
 	err := s.pool.QueryRow(ctx, `SELECT id, user_id, code, type, content, target_url, background, foreground, logo, updated_at
 		FROM qr_codes WHERE code = $1`, code).
 		Scan(&q.ID, &q.UserID, &q.Code, &q.Type, &q.Content, &q.TargetURL, &q.Background, &q.Foreground, &q.Logo, &q.UpdatedAt)

@@ -392,17 +392,3 @@ func (s *Store) SetFrameRefused(ctx context.Context, userID, id int64, refused b
 	}
 	return nil
 }
-
-// BrandedHosts returns those of hosts that are the host of a branded
-// domain of any user: a long URL there would redirect into ourselves.
-func (s *Store) BrandedHosts(ctx context.Context, hosts []string) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT host FROM domains WHERE host = ANY($1)`, hosts)
-	if err != nil {
-		return nil, fmt.Errorf("check branded hosts: %w", mapErr(err))
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("check branded hosts: %w", mapErr(err))
-	}
-	return found, nil
-}

@@ -40,7 +40,7 @@ func TestCreateLinkOrReusePlainOnly(t *testing.T) {
 	other := newLinkUser(t, st, "bob")
 	ref := func(sql string) *int64 {
 		var id int64
-		if err := st.Pool().QueryRow(ctx, sql, uid).Scan(&id); err != nil {
+		if err := pgtest.Pool(st).QueryRow(ctx, sql, uid).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
 		return &id
@@ -139,8 +139,8 @@ func TestCreateLinkOrReuseConcurrent(t *testing.T) {
 	// Open the pool's connections first, so the requests really overlap
 	// instead of queueing behind connection set-up.
 	var conns []*pgxpool.Conn
-	for range st.Pool().Config().MaxConns {
-		c, err := st.Pool().Acquire(ctx)
+	for range pgtest.Pool(st).Config().MaxConns {
+		c, err := pgtest.Pool(st).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestPlainLinkLookupUsesIndex(t *testing.T) {
 	if reused, err := st.CreateLinkOrReuse(ctx, again, aliasGen("m")); err != nil || !reused || again.ID != l.ID {
 		t.Fatalf("reuse of a 4096-character URL: %v, %v", reused, err)
 	}
-	tx, err := st.Pool().Begin(ctx)
+	tx, err := pgtest.Pool(st).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

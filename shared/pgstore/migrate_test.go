@@ -88,11 +88,7 @@ func TestMigrateIdempotentAndConcurrent(t *testing.T) {
 func TestMigrateFailureIsAtomic(t *testing.T) {
 	dsn := pgtest.Empty(t)
 	ctx := context.Background()
-	st, err := pgstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := pgtest.Open(t, dsn)
 	done, err := st.Migrate(ctx, os.DirFS("testdata/broken"), nil)
 	if err == nil || !strings.Contains(err.Error(), "0002_bad.sql") {
 		t.Fatalf("err = %v", err)
@@ -101,7 +97,7 @@ func TestMigrateFailureIsAtomic(t *testing.T) {
 		t.Fatalf("applied %v", done)
 	}
 	var n int
-	if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'half'").Scan(&n); err != nil || n != 0 {
+	if err := pgtest.Pool(st).QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'half'").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("half-applied migration left table: n=%d err=%v", n, err)
 	}
 }

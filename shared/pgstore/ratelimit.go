@@ -26,9 +26,12 @@ func (s *Store) CountRequest(ctx context.Context, bucket string, window time.Dur
 	return count, start.Add(window).UTC(), nil
 }
 
-// PruneRateLimits deletes counters whose window ended before cutoff.
-func (s *Store) PruneRateLimits(ctx context.Context, cutoff time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM rate_limits WHERE window_start < $1`, cutoff)
+// PruneRateLimits deletes counters whose window started more than maxAge
+// ago by the database clock (the clock that aligned the windows), so no
+// process's clock skew ends a live window early.
+func (s *Store) PruneRateLimits(ctx context.Context, maxAge time.Duration) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM rate_limits WHERE window_start < now() - make_interval(secs => $1)`,
+		maxAge.Seconds())
 	if err != nil {
 		return 0, fmt.Errorf("prune rate limits: %w", mapErr(err))
 	}

@@ -57,3 +57,22 @@ func awayFromWindowEdge() {
 		time.Sleep(left + 100*time.Millisecond)
 	}
 }
+
+// Pruning deletes the counters whose window started more than maxAge ago
+// by the database clock and keeps the rest.
+func TestPruneRateLimits(t *testing.T) {
+	st, dsn := pgtest.Store(t)
+	ctx := context.Background()
+	pgtest.AddRateLimit(t, dsn, "old", time.Now().Add(-2*time.Hour), 9)
+	pgtest.AddRateLimit(t, dsn, "hour", time.Now().Add(-50*time.Minute), 2)
+	if _, _, err := st.CountRequest(ctx, "now", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.PruneRateLimits(ctx, time.Hour)
+	if err != nil || n != 1 {
+		t.Fatalf("pruned %d, %v; want 1", n, err)
+	}
+	if got := pgtest.RateLimitBuckets(t, dsn, ""); len(got) != 2 || got[0] != "hour" || got[1] != "now" {
+		t.Fatalf("left %q", got)
+	}
+}

@@ -46,11 +46,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return s, nil
 }
 
-// New wraps an existing pool (tests).
+// New wraps an existing pool (pgtest). No accessor gives the pool back:
+// everything outside this package reaches PostgreSQL through the Store's
+// methods (tests write fixtures through pgtest.Pool).
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
-
-// Pool exposes the pool to packages that need LISTEN connections' config.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -159,15 +160,22 @@ func (s *Store) UpdateAccount(ctx context.Context, id int64, email, passwordHash
 	return nil
 }
 
-// SetAPIKeyHash replaces the account's key; the old key stops working at
-// once because lookups go by hash.
-func (s *Store) SetAPIKeyHash(ctx context.Context, id int64, hash []byte) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE users SET api_key_hash = $2 WHERE id = $1`, id, hash)
+// ErrKeyRotated is RotateAPIKey's answer when the account's key is no
+// longer the one the caller presented: another rotation won.
+var ErrKeyRotated = errors.New("the API key was rotated by a concurrent request")
+
+// RotateAPIKey replaces the account's key with newHash if, and only if,
+// its key is still oldHash (compare and swap), so of parallel rotations
+// with one key exactly one takes effect and the others get ErrKeyRotated:
+// no caller is handed a key that another rotation already replaced. The
+// old key stops working at once because lookups go by hash.
+func (s *Store) RotateAPIKey(ctx context.Context, id int64, oldHash, newHash []byte) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET api_key_hash = $3 WHERE id = $1 AND api_key_hash = $2`, id, oldHash, newHash)
 	if err != nil {
 		return fmt.Errorf("rotate key of %d: %w", id, mapErr(err))
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("rotate key of %d: %w", id, link.ErrNotFound)
+		return fmt.Errorf("rotate key of %d: %w", id, ErrKeyRotated)
 	}
 	return nil
 }

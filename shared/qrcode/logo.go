@@ -29,39 +29,62 @@ var (
 // the header before decoding so a decompression bomb is refused without
 // allocating its pixels. Errors are *ValidationError for field "logo".
 func DecodeLogo(b []byte) (image.Image, error) {
-	if len(b) == 0 {
-		return nil, invalid("logo", "empty image")
-	}
-	if len(b) > MaxLogoBytes {
-		return nil, invalid("logo", "too large: at most 1 MiB")
-	}
-	var (
-		decodeConfig func(r *bytes.Reader) (image.Config, error)
-		decode       func(r *bytes.Reader) (image.Image, error)
-	)
-	switch {
-	case bytes.HasPrefix(b, pngMagic):
-		decodeConfig = func(r *bytes.Reader) (image.Config, error) { return png.DecodeConfig(r) }
-		decode = func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }
-	case bytes.HasPrefix(b, jpegMagic):
-		decodeConfig = func(r *bytes.Reader) (image.Config, error) { return jpeg.DecodeConfig(r) }
-		decode = func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }
-	default:
-		return nil, invalid("logo", "must be a PNG or JPEG image")
-	}
-	cfg, err := decodeConfig(bytes.NewReader(b))
+	format, _, err := logoHeader(b)
 	if err != nil {
-		return nil, invalid("logo", "not a valid PNG or JPEG image")
+		return nil, err
 	}
-	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxLogoDimension || cfg.Height > MaxLogoDimension {
-		return nil, invalid("logo", "must be at most "+strconv.Itoa(MaxLogoDimension)+"×"+
-			strconv.Itoa(MaxLogoDimension)+" pixels")
+	var img image.Image
+	if format == logoPNG {
+		img, err = png.Decode(bytes.NewReader(b))
+	} else {
+		img, err = jpeg.Decode(bytes.NewReader(b))
 	}
-	img, err := decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, invalid("logo", "not a valid PNG or JPEG image")
 	}
 	return img, nil
+}
+
+// logoFormat is a logo file's format, known from its magic bytes.
+type logoFormat int
+
+const (
+	logoPNG logoFormat = iota + 1
+	logoJPEG
+)
+
+// logoHeader checks b's size, format and the dimensions in its header,
+// decoding no pixels.
+func logoHeader(b []byte) (logoFormat, image.Config, error) {
+	var cfg image.Config
+	if len(b) == 0 {
+		return 0, cfg, invalid("logo", "empty image")
+	}
+	if len(b) > MaxLogoBytes {
+		return 0, cfg, invalid("logo", "too large: at most 1 MiB")
+	}
+	var (
+		format logoFormat
+		err    error
+	)
+	switch {
+	case bytes.HasPrefix(b, pngMagic):
+		format = logoPNG
+		cfg, err = png.DecodeConfig(bytes.NewReader(b))
+	case bytes.HasPrefix(b, jpegMagic):
+		format = logoJPEG
+		cfg, err = jpeg.DecodeConfig(bytes.NewReader(b))
+	default:
+		return 0, cfg, invalid("logo", "must be a PNG or JPEG image")
+	}
+	if err != nil {
+		return 0, cfg, invalid("logo", "not a valid PNG or JPEG image")
+	}
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxLogoDimension || cfg.Height > MaxLogoDimension {
+		return 0, cfg, invalid("logo", "must be at most "+strconv.Itoa(MaxLogoDimension)+"×"+
+			strconv.Itoa(MaxLogoDimension)+" pixels")
+	}
+	return format, cfg, nil
 }
 
 // IsDataURI reports whether s looks like a data: URI (so the API can choose

@@ -21,6 +21,11 @@ const (
 	saltLen      = 16
 )
 
+// HashMemory is the memory one HashPassword (or VerifyPassword of a hash
+// it made) takes, argon2's m parameter in bytes, for callers that bound
+// how many run at once.
+const HashMemory = argonMemory * 1024
+
 // HashPassword returns a PHC-style argon2id string for pw.
 func HashPassword(pw string) (string, error) {
 	salt := make([]byte, saltLen)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"kurz/shared/link"
+	"kurz/shared/pgstore"
 	"kurz/shared/secret"
 )
 
@@ -68,7 +69,7 @@ func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request, u *link.U
 		if err := ValidPassword("password", *in.Password, forbidden...); err != nil {
 			return err
 		}
-		h, err := secret.HashPassword(*in.Password)
+		h, err := s.hashPassword(r.Context(), *in.Password)
 		if err != nil {
 			return err
 		}
@@ -83,9 +84,24 @@ func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request, u *link.U
 	return Message(w, "account updated")
 }
 
+// rotateKey replaces the key the request came with. Parallel rotations
+// with one key race for it: the store swaps only while the key is still
+// the presented one, so one wins and answers the only valid key; the
+// others get a 409 and change nothing. A rotation is not replayed: a
+// retry with the old key after a lost response is a 401 like any old key,
+// since a replay window would let a leaked key, the usual reason to
+// rotate, fetch its successor. `admin user rotate-key` recovers.
 func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	old, err := apiKey(r, false) // the guard accepted it a moment ago
+	if err != nil {
+		return err
+	}
 	key, hash := secret.NewAPIKey()
-	if err := s.store.SetAPIKeyHash(r.Context(), u.ID, hash); err != nil {
+	err = s.store.RotateAPIKey(r.Context(), u.ID, secret.HashAPIKey(old), hash)
+	if errors.Is(err, pgstore.ErrKeyRotated) {
+		return Conflict("the API key was rotated by a concurrent request; use the key that request returned")
+	}
+	if err != nil {
 		return err
 	}
 	return OK(w, map[string]any{"api_key": key, "message": "new API key issued; the old key no longer works"})

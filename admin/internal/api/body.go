@@ -31,7 +31,7 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	if mt == "multipart/form-data" {
 		return decodeMultipart(w, r, params["boundary"], dst)
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	raw, err := readBody(w, r)
 	if err != nil {
 		return decodeError(err)
 	}
@@ -44,6 +44,23 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	}
 	return Errorf(http.StatusUnsupportedMediaType,
 		"request body must be a JSON object (Content-Type: application/json) or a form (application/x-www-form-urlencoded)")
+}
+
+// readBody reads the whole body, at most MaxBody bytes. A declared
+// length is read into one buffer of that size: io.ReadAll would grow its
+// buffer step by step and allocate about twice the body.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, MaxBody)
+	n := r.ContentLength
+	if n < 0 || n > MaxBody {
+		return io.ReadAll(body)
+	}
+	// net/http ends the body after the declared length.
+	raw := make([]byte, n)
+	if _, err := io.ReadFull(body, raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }
 
 // isJSONType accepts application/json and the structured-suffix types
@@ -66,6 +83,15 @@ func startsJSON(b []byte, dst any) bool {
 }
 
 func decodeJSON(raw []byte, dst any) error {
+	if json.Valid(raw) {
+		// Unmarshal decodes in place; a Decoder would first copy the body
+		// into a buffer of its own, growing it step by step.
+		if err := json.Unmarshal(raw, dst); err != nil {
+			return decodeError(err)
+		}
+		return nil
+	}
+	// Malformed, or more than one value: the decoder says which.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
@@ -80,7 +106,10 @@ func decodeError(err error) error {
 	var syntax *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	var tooBig *http.MaxBytesError
+	var apiErr *Error
 	switch {
+	case errors.As(err, &apiErr): // a field's own decoder (jsonlist.go) named the field
+		return apiErr
 	case errors.As(err, &tooBig):
 		return Errorf(http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", MaxBody)
 	case errors.Is(err, io.EOF):

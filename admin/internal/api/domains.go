@@ -1,12 +1,14 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 
+	"kurz/shared/hostname"
 	"kurz/shared/link"
 )
 
@@ -79,14 +81,15 @@ func optionalURL(field, raw string) (string, error) {
 }
 
 // checkRedirects validates the redirects that are set, in place. A root
-// redirect back to the domain's own root would loop.
+// redirect back to the domain's own root would loop. The domain matches
+// by name, whatever the port or spelling (loops.go).
 func checkRedirects(host string, in *domainIn) error {
 	if in.RedirectRoot != nil {
 		v, err := optionalURL("redirectroot", *in.RedirectRoot)
 		if err != nil {
 			return err
 		}
-		if v != "" && link.HostMatches(v, host) && isRootPath(v) {
+		if v != "" && urlHostName(v) == hostname.NameOf(host) && isRootPath(v) {
 			return BadRequest("redirectroot", "must not point at the domain's own root (a redirect loop)")
 		}
 		in.RedirectRoot = &v
@@ -97,12 +100,40 @@ func checkRedirects(host string, in *domainIn) error {
 			return err
 		}
 		// Any URL on the domain itself loops once its alias is missing.
-		if v != "" && link.HostMatches(v, host) {
+		if v != "" && urlHostName(v) == hostname.NameOf(host) {
 			return BadRequest("redirect404", "must not point at the domain itself (a redirect loop)")
 		}
 		in.Redirect404 = &v
 	}
 	return nil
+}
+
+// withRedirects is d with the redirects sent in in applied.
+func withRedirects(d link.Domain, in *domainIn) link.Domain {
+	if in.RedirectRoot != nil {
+		d.RedirectRoot = *in.RedirectRoot
+	}
+	if in.Redirect404 != nil {
+		d.Redirect404 = *in.Redirect404
+	}
+	return d
+}
+
+// refuseRedirectLoop refuses redirects of d that would send visitors in
+// a circle through the caller's domains (loops.go). Only a redirect being
+// set needs the caller's other domains; clearing one never loops. Two
+// concurrent updates may still close a circle between them (no lock spans
+// check and write): a browser stops such a loop after a few hops, and the
+// owner breaks it by changing either redirect.
+func (s *Server) refuseRedirectLoop(ctx context.Context, userID int64, d link.Domain, in *domainIn) error {
+	if (in.RedirectRoot == nil || *in.RedirectRoot == "") && (in.Redirect404 == nil || *in.Redirect404 == "") {
+		return nil
+	}
+	others, err := s.store.DomainsOf(ctx, userID)
+	if err != nil {
+		return err
+	}
+	return redirectLoop(d, in, others)
 }
 
 // isRootPath reports whether a valid URL's path is the root, whatever its
@@ -133,12 +164,9 @@ func (s *Server) addDomain(w http.ResponseWriter, r *http.Request, u *link.User)
 	if err := checkRedirects(host, &in); err != nil {
 		return err
 	}
-	d := link.Domain{UserID: u.ID, Host: host, Domain: addr}
-	if in.RedirectRoot != nil {
-		d.RedirectRoot = *in.RedirectRoot
-	}
-	if in.Redirect404 != nil {
-		d.Redirect404 = *in.Redirect404
+	d := withRedirects(link.Domain{UserID: u.ID, Host: host, Domain: addr}, &in)
+	if err := s.refuseRedirectLoop(r.Context(), u.ID, d, &in); err != nil {
+		return err
 	}
 	id, err := s.store.CreateDomain(r.Context(), d)
 	if errors.Is(err, link.ErrConflict) {
@@ -173,6 +201,9 @@ func (s *Server) updateDomain(w http.ResponseWriter, r *http.Request, u *link.Us
 		return err
 	}
 	if err := checkRedirects(d.Host, &in); err != nil {
+		return err
+	}
+	if err := s.refuseRedirectLoop(r.Context(), u.ID, withRedirects(d, &in), &in); err != nil {
 		return err
 	}
 	if err := s.store.UpdateDomain(r.Context(), u.ID, id, in.RedirectRoot, in.Redirect404); err != nil {

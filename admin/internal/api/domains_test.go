@@ -6,13 +6,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"kurz/shared/pgstore/pgtest"
 )
 
 // sqlExec runs a statement on the test database (fixtures the link and QR
 // endpoints, written elsewhere, would otherwise create).
 func (e *testEnv) sqlExec(t *testing.T, query string, args ...any) {
 	t.Helper()
-	if _, err := e.store.Pool().Exec(context.Background(), query, args...); err != nil {
+	if _, err := pgtest.Pool(e.store).Exec(context.Background(), query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 }
@@ -21,7 +23,7 @@ func (e *testEnv) sqlExec(t *testing.T, query string, args ...any) {
 func (e *testEnv) sqlInt(t *testing.T, query string, args ...any) int64 {
 	t.Helper()
 	var n *int64
-	if err := e.store.Pool().QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	if n == nil {
@@ -124,7 +126,7 @@ func TestDomainAdd(t *testing.T) {
 			wantKeys(t, r.Body, map[string]string{"error": "number", "id": "number"})
 			id := wantID(t, r)
 			var dom, host string
-			if err := e.store.Pool().QueryRow(context.Background(), `SELECT domain, host FROM domains WHERE id = $1`, id).Scan(&dom, &host); err != nil {
+			if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT domain, host FROM domains WHERE id = $1`, id).Scan(&dom, &host); err != nil {
 				t.Fatal(err)
 			}
 			if dom != tt.domain || host != tt.host {

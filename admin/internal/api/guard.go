@@ -62,7 +62,7 @@ func (s *Server) guard(scope string, queryKey bool, next http.Handler) http.Hand
 				u = nil
 			}
 		}
-		bucket, limit := "anon:"+s.clientIP(r).String(), s.cfg.AnonRateLimit
+		bucket, limit := "anon:"+clientKey(s.clientIP(r)), s.cfg.AnonRateLimit
 		if u != nil {
 			bucket, limit = scope+":"+strconv.FormatInt(u.ID, 10), limitOf(u)
 		}
@@ -73,6 +73,12 @@ func (s *Server) guard(scope string, queryKey bool, next http.Handler) http.Hand
 			writeError(w, r, s.log, authErr)
 			return
 		}
+		release, err := s.bodyRoom(r)
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		defer release()
 		next.ServeHTTP(w, r.WithContext(withUser(r.Context(), u)))
 	})
 }
@@ -84,8 +90,9 @@ func (s *Server) count(w http.ResponseWriter, r *http.Request, bucket string, li
 }
 
 // countIn is count over a window of another length (registration counts
-// per hour). The store prunes windows that started over an hour ago, so
-// window must not exceed one hour.
+// per hour). Windows that started over maxWindow ago are pruned, so
+// window must not exceed it. A bucket this process knows to be over its
+// limit is answered without touching the store (ratelimit.go).
 func (s *Server) countIn(w http.ResponseWriter, r *http.Request, bucket string, limit int, window time.Duration) bool {
 	h := w.Header()
 	if limit == 0 {
@@ -94,29 +101,27 @@ func (s *Server) countIn(w http.ResponseWriter, r *http.Request, bucket string, 
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Truncate(window).Add(window).Unix(), 10))
 		return true
 	}
+	// Windows run on the database's real clock, so the memory of an
+	// over-limit bucket does too (s.now may be pinned by tests).
+	if reset, over := s.limits.overUntil(bucket, time.Now()); over {
+		s.tooMany(w, r, limit, window, reset)
+		return false
+	}
 	n, reset, err := s.store.CountRequest(r.Context(), bucket, window)
 	if err != nil {
 		s.noCount(w, limit, window)
 		writeError(w, r, s.log, err)
 		return false
 	}
-	remaining := limit - n
-	if remaining < 0 {
-		remaining = 0
-	}
-	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	s.maybePrune(r.Context())
 	if n > limit {
-		wait := int(time.Until(reset).Seconds() + 0.999)
-		if wait < 1 {
-			wait = 1
-		}
-		h.Set("Retry-After", strconv.Itoa(wait))
-		writeError(w, r, s.log, Errorf(http.StatusTooManyRequests,
-			"rate limit exceeded: %d requests per %s; retry in %d s", limit, windowName(window), wait))
+		s.limits.remember(bucket, reset, time.Now())
+		s.tooMany(w, r, limit, window, reset)
 		return false
 	}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(limit-n))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
 	return true
 }
 
@@ -194,5 +199,6 @@ func (s *Server) clientIP(r *http.Request) netip.Addr {
 	if err != nil {
 		return netip.IPv4Unspecified()
 	}
-	return s.ips.Resolve(peer, []byte(r.Header.Get("X-Forwarded-For")))
+	// Every X-Forwarded-For line, as the edge reads them (clientip.Resolve).
+	return s.ips.ResolveStrings(peer, r.Header.Values("X-Forwarded-For"))
 }

@@ -30,25 +30,25 @@ const MaxLinkPixels = 50
 // linkInput is the write payload of add and update. Pointers tell "absent"
 // from "empty"; JSON null counts as absent.
 type linkInput struct {
-	URL             *string              `json:"url"`
-	Custom          *string              `json:"custom"`
-	Type            *string              `json:"type"`
-	Password        *string              `json:"password"`
-	Domain          *string              `json:"domain"`
-	Expiry          *string              `json:"expiry"`
-	GeoTarget       *[]link.GeoTarget    `json:"geotarget"`
-	DeviceTarget    *[]link.DeviceTarget `json:"devicetarget"`
-	LanguageTarget  *[]link.LangTarget   `json:"languagetarget"`
-	MetaTitle       *string              `json:"metatitle"`
-	MetaDescription *string              `json:"metadescription"`
-	MetaImage       *string              `json:"metaimage"`
-	Description     *string              `json:"description"`
-	Pixels          *[]int64             `json:"pixels"`
-	Channel         *int64               `json:"channel"`
-	Deeplink        *deeplinkInput       `json:"deeplink"`
-	Status          *string              `json:"status"`
-	Parameters      *[]link.Param        `json:"parameters"`
-	Campaign        *int64               `json:"campaign"`
+	URL             *string        `json:"url"`
+	Custom          *string        `json:"custom"`
+	Type            *string        `json:"type"`
+	Password        *string        `json:"password"`
+	Domain          *string        `json:"domain"`
+	Expiry          *string        `json:"expiry"`
+	GeoTarget       *geoList       `json:"geotarget"`
+	DeviceTarget    *deviceList    `json:"devicetarget"`
+	LanguageTarget  *langList      `json:"languagetarget"`
+	MetaTitle       *string        `json:"metatitle"`
+	MetaDescription *string        `json:"metadescription"`
+	MetaImage       *string        `json:"metaimage"`
+	Description     *string        `json:"description"`
+	Pixels          *pixelList     `json:"pixels"`
+	Channel         *int64         `json:"channel"`
+	Deeplink        *deeplinkInput `json:"deeplink"`
+	Status          *string        `json:"status"`
+	Parameters      *paramList     `json:"parameters"`
+	Campaign        *int64         `json:"campaign"`
 	// Dedupe (add only; default true) returns the caller's existing plain
 	// link to the same URL for a request without options.
 	Dedupe *bool `json:"dedupe"`
@@ -67,7 +67,7 @@ func (s *Server) addLink(w http.ResponseWriter, r *http.Request, u *link.User) e
 	if in.URL == nil || strings.TrimSpace(*in.URL) == "" {
 		return BadRequest("url", "required")
 	}
-	p, err := s.linkPatch(r.Context(), &in, true)
+	p, err := s.linkPatch(r.Context(), u.ID, &in, true)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (s *Server) updateLink(w http.ResponseWriter, r *http.Request, u *link.User
 	if in.Dedupe != nil {
 		return BadRequest("dedupe", "applies only to POST /api/url/add")
 	}
-	p, err := s.linkPatch(r.Context(), &in, false)
+	p, err := s.linkPatch(r.Context(), u.ID, &in, false)
 	if err != nil {
 		return err
 	}
@@ -379,7 +379,7 @@ func idOrZero(id *int64) int64 {
 // linkPatch validates the fields present in in and turns them into a
 // patch. adding selects the add semantics ("" means "none" rather than
 // "remove"). Add and update accept the same fields (dedupe aside).
-func (s *Server) linkPatch(ctx context.Context, in *linkInput, adding bool) (*link.LinkPatch, error) {
+func (s *Server) linkPatch(ctx context.Context, userID int64, in *linkInput, adding bool) (*link.LinkPatch, error) {
 	p := &link.LinkPatch{}
 	var urls []urlField // every URL a visitor may be sent to, for the loop check
 	if in.URL != nil {
@@ -416,7 +416,7 @@ func (s *Server) linkPatch(ctx context.Context, in *linkInput, adding bool) (*li
 				return nil, Errorf(http.StatusBadRequest, "pixels: %d is not one of your pixels", id)
 			}
 		}
-		p.PixelIDs = in.Pixels
+		p.PixelIDs = (*[]int64)(in.Pixels)
 	}
 	if in.Channel != nil {
 		if *in.Channel < 0 {
@@ -434,15 +434,39 @@ func (s *Server) linkPatch(ctx context.Context, in *linkInput, adding bool) (*li
 		if err := validParams(*in.Parameters); err != nil {
 			return nil, err
 		}
-		p.Parameters = in.Parameters
+		p.Parameters = (*[]link.Param)(in.Parameters)
 	}
-	if err := s.refuseLoops(ctx, urls); err != nil {
+	if err := s.refuseLoops(ctx, userID, urls); err != nil {
+		return nil, err
+	}
+	if err := s.patchPassword(ctx, p, in, adding); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// patchTypeAndAccess handles type, password, domain and expiry.
+// patchPassword hashes a sent link password ("" removes it on update).
+// It runs after every other check: argon2id is the expensive part, and a
+// request refused anyway should not pay for it.
+func (s *Server) patchPassword(ctx context.Context, p *link.LinkPatch, in *linkInput, adding bool) error {
+	if in.Password == nil {
+		return nil
+	}
+	hash := ""
+	if *in.Password != "" {
+		var err error
+		if hash, err = s.hashPassword(ctx, *in.Password); err != nil {
+			return fmt.Errorf("hash link password: %w", err)
+		}
+	}
+	if hash != "" || !adding {
+		p.PasswordHash = &hash
+	}
+	return nil
+}
+
+// patchTypeAndAccess handles type, domain and expiry, and checks the
+// password's length (patchPassword hashes it, last).
 func (s *Server) patchTypeAndAccess(p *link.LinkPatch, in *linkInput, adding bool) error {
 	if in.Type != nil {
 		typ, pageID, err := link.ParseType(*in.Type)
@@ -456,20 +480,8 @@ func (s *Server) patchTypeAndAccess(p *link.LinkPatch, in *linkInput, adding boo
 			p.OverlayID = &pageID
 		}
 	}
-	if in.Password != nil {
-		hash := ""
-		if *in.Password != "" {
-			if len(*in.Password) > link.MaxLinkPassword {
-				return BadRequest("password", "must be at most 1024 bytes")
-			}
-			var err error
-			if hash, err = secret.HashPassword(*in.Password); err != nil {
-				return fmt.Errorf("hash link password: %w", err)
-			}
-		}
-		if hash != "" || !adding {
-			p.PasswordHash = &hash
-		}
+	if in.Password != nil && len(*in.Password) > link.MaxLinkPassword {
+		return BadRequest("password", "must be at most 1024 bytes")
 	}
 	if in.Domain != nil {
 		host, err := s.linkHost(*in.Domain)
@@ -673,38 +685,4 @@ func validParams(ps []link.Param) error {
 		}
 	}
 	return nil
-}
-
-// refuseLoops rejects URLs that point at one of our own short-link hosts:
-// the default short domain or any user's branded domain. Following them
-// would redirect into ourselves, possibly forever.
-func (s *Server) refuseLoops(ctx context.Context, urls []urlField) error {
-	if len(urls) == 0 {
-		return nil
-	}
-	hosts := make([]string, 0, 3*len(urls))
-	for _, u := range urls {
-		if link.HostMatches(u.url, s.cfg.BaseHost) {
-			return loopError(u.field)
-		}
-		hosts = append(hosts, link.HostVariants(link.HostOf(u.url))...)
-	}
-	branded, err := s.store.BrandedHosts(ctx, hosts)
-	if err != nil {
-		return err
-	}
-	for _, u := range urls {
-		for _, h := range link.HostVariants(link.HostOf(u.url)) {
-			for _, b := range branded {
-				if h == b {
-					return loopError(u.field)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-func loopError(field string) error {
-	return BadRequest(field, "must not point to a short link of this service (redirect loop)")
 }

@@ -240,7 +240,7 @@ func TestPixelTypeAliases(t *testing.T) {
 	e.do("PUT", fmt.Sprintf("/api/pixel/%d/update", id), key, map[string]any{"tag": "T-3", "type": "myspace"}).
 		wantStatus(t, http.StatusBadRequest).wantMessage(t, "type", "fbpixel")
 	var typ, tag string
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT type, tag FROM pixels WHERE id = $1`, id).Scan(&typ, &tag); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT type, tag FROM pixels WHERE id = $1`, id).Scan(&typ, &tag); err != nil {
 		t.Fatal(err)
 	}
 	if typ != "shortvideo" || tag != "T-2" {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"kurz/shared/pgstore/pgtest"
 )
 
 func TestOverlayAddAndList(t *testing.T) {
@@ -52,7 +54,7 @@ func TestOverlayAddAndList(t *testing.T) {
 		t.Fatalf("%d overlays stored, want 2 (failed adds must write nothing)", n)
 	}
 	var bg, color, pos, typ string
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT background, color, position, type FROM overlays WHERE name = 'Full'`).Scan(&bg, &color, &pos, &typ); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT background, color, position, type FROM overlays WHERE name = 'Full'`).Scan(&bg, &color, &pos, &typ); err != nil {
 		t.Fatal(err)
 	}
 	if bg != "#FFFFFF" || color != "#00AA00" || pos != "top" || typ != "message" {
@@ -89,7 +91,7 @@ func TestOverlayUpdateDelete(t *testing.T) {
 	wantOKMessage(t, e.do("PUT", upd, key, map[string]any{"message": "m2", "position": "bottom-right"}))
 	e.do("PUT", upd, key, map[string]any{"name": "Two", "color": "blue"}).wantStatus(t, 400).wantMessage(t, "color:")
 	var name, msg, color, pos string
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT name, message, color, position FROM overlays WHERE id = $1`, id).Scan(&name, &msg, &color, &pos); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT name, message, color, position FROM overlays WHERE id = $1`, id).Scan(&name, &msg, &color, &pos); err != nil {
 		t.Fatal(err)
 	}
 	if name != "One" || msg != "m2" || color != "#000000" || pos != "bottom-right" {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"kurz/shared/pgstore/pgtest"
 )
 
 func (e *testEnv) newPixel(t *testing.T, key, typ, name, tag string) int64 {
@@ -110,7 +112,7 @@ func TestPixelValidation(t *testing.T) {
 	e.do("PUT", path, key, map[string]any{"tag": "G-2", "name": ""}).wantStatus(t, http.StatusBadRequest).wantMessage(t, "name")
 	var n int
 	var tag string
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT count(*), max(tag) FROM pixels`).Scan(&n, &tag); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT count(*), max(tag) FROM pixels`).Scan(&n, &tag); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 || tag != "G-1" {
@@ -155,7 +157,7 @@ func TestPixelIsolationAndPaging(t *testing.T) {
 		e.do("DELETE", "/api/pixel/"+bad+"/delete", akey, nil).wantStatus(t, http.StatusNotFound)
 	}
 	var tag string
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT tag FROM pixels WHERE id = $1`, ids[0]).Scan(&tag); err != nil || tag != "R-0" {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT tag FROM pixels WHERE id = $1`, ids[0]).Scan(&tag); err != nil || tag != "R-0" {
 		t.Errorf("alice's pixel: %q, %v", tag, err)
 	}
 	e.do("POST", "/api/pixels", akey, nil).wantStatus(t, http.StatusMethodNotAllowed)

@@ -97,15 +97,29 @@ func (s *Server) parseTicks(body json.RawMessage) ([]pgstore.Quote, error) {
 		}
 		return []pgstore.Quote{q}, nil
 	}
+	notTicks := Errorf(http.StatusBadRequest, "request body must be a tick object or an array of tick objects")
+	if len(b) == 0 || b[0] != '[' {
+		return nil, notTicks
+	}
+	// Tick by tick, so an array of a million empty objects is refused at
+	// tick 1001 instead of being decoded first.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return nil, notTicks
+	}
 	var items []json.RawMessage
-	if len(b) == 0 || b[0] != '[' || json.Unmarshal(b, &items) != nil {
-		return nil, Errorf(http.StatusBadRequest, "request body must be a tick object or an array of tick objects")
+	for dec.More() {
+		if len(items) == MaxPushTicks {
+			return nil, Errorf(http.StatusBadRequest, "request body: at most %d ticks per request", MaxPushTicks)
+		}
+		var item json.RawMessage
+		if err := dec.Decode(&item); err != nil {
+			return nil, notTicks
+		}
+		items = append(items, item)
 	}
 	if len(items) == 0 {
 		return nil, Errorf(http.StatusBadRequest, "request body: the array holds no ticks")
-	}
-	if len(items) > MaxPushTicks {
-		return nil, Errorf(http.StatusBadRequest, "request body: at most %d ticks per request, got %d", MaxPushTicks, len(items))
 	}
 	ticks := make([]pgstore.Quote, len(items))
 	for i, item := range items {

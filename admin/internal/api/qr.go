@@ -132,6 +132,9 @@ func (s *Server) addQR(w http.ResponseWriter, r *http.Request, u *link.User) err
 	if err != nil {
 		return err
 	}
+	if err := s.refuseQRLoop(r.Context(), u.ID, "", content.TargetURL); err != nil {
+		return err
+	}
 	name := "QR " + typ
 	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
 		if name, err = qrName(*in.Name); err != nil {
@@ -259,6 +262,9 @@ func (s *Server) updateQR(w http.ResponseWriter, r *http.Request, u *link.User) 
 		if content, data, err = qrData(cur.Type, in.Data); err != nil {
 			return err
 		}
+		if err := s.refuseQRLoop(r.Context(), u.ID, cur.Code, content.TargetURL); err != nil {
+			return err
+		}
 	}
 	var name string
 	if in.Name != nil {
@@ -384,10 +390,12 @@ func storedRGB(s string, def color.RGBA) color.RGBA {
 // data: URI. Server-side paths (and file:, ftp:, …) are never read.
 const errLogoSource = "must be an http(s) URL or a data:image/png|jpeg;base64 URI"
 
-// qrLogo turns the logo field into validated PNG or JPEG bytes; "" means
-// no logo (nil). A URL is fetched with the request's context through
-// safefetch (public addresses only, 1 MiB, 5 s); a data: URI is decoded.
-// Either way the bytes must decode as an image of bounded size.
+// qrLogo turns the logo field into the stored logo; "" means no logo
+// (nil). A URL is fetched with the request's context through safefetch
+// (public addresses only, 1 MiB, 5 s); a data: URI is decoded. Either way
+// the bytes are decoded here, once (dimensions checked from the header
+// first), and stored pre-scaled as a small PNG (qrcode.PrepareLogo), so the
+// edge never decodes a large image and its cached QR entry stays bounded.
 func (s *Server) qrLogo(ctx context.Context, raw string) ([]byte, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -408,10 +416,11 @@ func (s *Server) qrLogo(ctx context.Context, raw string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if _, err := qrcode.DecodeLogo(b); err != nil {
+	stored, err := s.prepareLogo(ctx, b)
+	if err != nil {
 		return nil, qrInvalid(err)
 	}
-	return b, nil
+	return stored, nil
 }
 
 // fetchLogo downloads a logo URL. Fetch errors become fixed messages: the

@@ -21,6 +21,7 @@ import (
 
 	"kurz/admin/internal/safefetch"
 	"kurz/shared/link"
+	"kurz/shared/pgstore/pgtest"
 	"kurz/shared/qrcode"
 )
 
@@ -71,7 +72,7 @@ type qrStoredRow struct {
 func (e *testEnv) qrStored(t *testing.T, id int64) qrStoredRow {
 	t.Helper()
 	var q qrStoredRow
-	err := e.store.Pool().QueryRow(context.Background(), `SELECT code, name, type, data::text, content, target_url,
+	err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT code, name, type, data::text, content, target_url,
 		background, foreground, logo FROM qr_codes WHERE id = $1`, id).
 		Scan(&q.code, &q.name, &q.typ, &q.data, &q.content, &q.target, &q.bg, &q.fg, &q.logo)
 	if err != nil {
@@ -83,7 +84,7 @@ func (e *testEnv) qrStored(t *testing.T, id int64) qrStoredRow {
 func (e *testEnv) qrCount(t *testing.T) int {
 	t.Helper()
 	var n int
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM qr_codes`).Scan(&n); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT count(*) FROM qr_codes`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -103,8 +104,8 @@ func scanStoredQR(t *testing.T, q qrStoredRow) string {
 	}
 	opt := qrcode.Options{Size: 800, Foreground: fg, Background: bg}
 	if q.logo != nil {
-		if opt.Logo, err = qrcode.DecodeLogo(q.logo); err != nil {
-			t.Fatalf("stored logo: %v", err)
+		if opt.Logo = qrcode.NewLogo(q.logo).Image(); opt.Logo == nil {
+			t.Fatalf("stored logo (%d bytes) does not load", len(q.logo))
 		}
 	}
 	b, err := qrcode.Render(q.content, opt)
@@ -187,11 +188,11 @@ func TestQRAddAndGetShape(t *testing.T) {
 
 	// scans and channel come from the row.
 	var ch int64
-	if err := e.store.Pool().QueryRow(context.Background(),
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(),
 		`INSERT INTO channels (user_id, name) VALUES ($1, 'print') RETURNING id`, alice).Scan(&ch); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.Pool().Exec(context.Background(),
+	if _, err := pgtest.Pool(e.store).Exec(context.Background(),
 		`UPDATE qr_codes SET scans = 7, channel_id = $2 WHERE id = $1`, id, ch); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,8 @@ func TestQRContentPerType(t *testing.T) {
 	}
 
 	// Stored forms: type lower-cased, data as given, colours canonical,
-	// logo bytes exactly as sent, name trimmed.
+	// logo in its stored form (qrcode.PrepareLogo of what was sent), name
+	// trimmed.
 	r := e.do("GET", "/api/qr?limit=100", key, nil).list(t, "qrs")
 	if len(r) != len(tests) {
 		t.Fatalf("%d codes listed, want %d", len(r), len(tests))
@@ -268,7 +270,7 @@ func TestQRContentPerType(t *testing.T) {
 		byName[m["name"].(string)] = int64(m["id"].(float64))
 	}
 	poster := e.qrStored(t, byName["Poster"])
-	if poster.fg != "rgb(10,40,90)" || poster.bg != "rgb(250,245,230)" || !bytes.Equal(poster.logo, png) {
+	if poster.fg != "rgb(10,40,90)" || poster.bg != "rgb(250,245,230)" || !bytes.Equal(poster.logo, storedLogo(t, png)) {
 		t.Errorf("poster stored fg %q bg %q logo %d bytes", poster.fg, poster.bg, len(poster.logo))
 	}
 	if _, ok := byName["QR link"]; !ok {
@@ -391,8 +393,8 @@ func TestQRLogoURL(t *testing.T) {
 
 	id, _ := e.addQRCode(t, key, map[string]any{"type": "link", "data": "https://example.com/", "logo": srv.URL + "/logo.png"})
 	q := e.qrStored(t, id)
-	if !bytes.Equal(q.logo, png) {
-		t.Fatalf("stored logo is %d bytes, want the fetched %d", len(q.logo), len(png))
+	if !bytes.Equal(q.logo, storedLogo(t, png)) {
+		t.Fatalf("stored logo is %d bytes, want the fetched logo's stored form", len(q.logo))
 	}
 	if got, want := scanStoredQR(t, q), "http://sho.rt/q/"+q.code; got != want {
 		t.Errorf("scanned %q, want %q", got, want)
@@ -448,7 +450,7 @@ func TestQRUpdate(t *testing.T) {
 
 	wantMsg(update(map[string]any{"foreground": "rgb(60,0,0)"}))
 	q = e.qrStored(t, id)
-	if q.fg != "rgb(60,0,0)" || q.bg != "rgb(255,255,240)" || !bytes.Equal(q.logo, png) {
+	if q.fg != "rgb(60,0,0)" || q.bg != "rgb(255,255,240)" || !bytes.Equal(q.logo, storedLogo(t, png)) {
 		t.Errorf("foreground update: fg %q bg %q logo %d bytes", q.fg, q.bg, len(q.logo))
 	}
 

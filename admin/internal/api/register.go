@@ -73,6 +73,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf *http.Cro
 	if !s.countIn(w, r, registerBucket(s.clientIP(r)), s.cfg.RegistrationRateLimit, registerWindow) {
 		return nil // countIn wrote the 429 (or 503)
 	}
+	release, err := s.bodyRoom(r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	var in registration
 	if err := Decode(w, r, &in); err != nil {
 		return err
@@ -89,7 +94,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf *http.Cro
 		}
 		inviteHash = secret.HashInviteCode(code)
 	}
-	if n.PasswordHash, err = secret.HashPassword(in.Password); err != nil {
+	if n.PasswordHash, err = s.hashPassword(r.Context(), in.Password); err != nil {
 		return err
 	}
 	key, keyHash := secret.NewAPIKey()
@@ -157,13 +162,6 @@ func registerError(err error) error {
 	return err
 }
 
-// registerBucket counts registrations per client address; IPv6 clients
-// per /64, the block one subscriber usually gets, so cycling through one's
-// own addresses does not multiply the limit.
-func registerBucket(ip netip.Addr) string {
-	if ip.Is6() {
-		p, _ := ip.Prefix(64) // cannot fail for IPv6; drops any zone
-		return "register:" + p.String()
-	}
-	return "register:" + ip.String()
-}
+// registerBucket counts registrations per client address (IPv6 per /64,
+// see clientKey).
+func registerBucket(ip netip.Addr) string { return "register:" + clientKey(ip) }

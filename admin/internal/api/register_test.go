@@ -59,7 +59,7 @@ func TestRegisterOpen(t *testing.T) {
 		t.Errorf("stored account %+v", u)
 	}
 	var pwHash string
-	if err := e.store.Pool().QueryRow(context.Background(), "SELECT password_hash FROM users WHERE id = $1", int64(id)).Scan(&pwHash); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), "SELECT password_hash FROM users WHERE id = $1", int64(id)).Scan(&pwHash); err != nil {
 		t.Fatal(err)
 	}
 	if !secret.VerifyPassword(pwHash, "correct horse battery") || !strings.HasPrefix(pwHash, "$argon2id$") {
@@ -79,7 +79,7 @@ func TestRegisterClosed(t *testing.T) {
 			e.do("POST", "/api/register", "", signup("alice")).wantStatus(t, http.StatusForbidden).
 				wantMessage(t, "registration is closed")
 			var n int
-			if err := e.store.Pool().QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&n); err != nil || n != 0 {
+			if err := pgtest.Pool(e.store).QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&n); err != nil || n != 0 {
 				t.Fatalf("users: %d %v", n, err)
 			}
 		})
@@ -140,7 +140,7 @@ func TestRegisterValidation(t *testing.T) {
 		})
 	}
 	var n int
-	if err := e.store.Pool().QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&n); err != nil || n != 2 {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("refused registrations left accounts: %d users, err %v", n, err)
 	}
 	// The longest and shortest valid names pass.
@@ -213,7 +213,7 @@ func TestRegisterInvite(t *testing.T) {
 		t.Fatalf("after one use: left %d used %d", *inv.UsesLeft, inv.Used)
 	}
 	var inviteID int64
-	if err := e.store.Pool().QueryRow(context.Background(), "SELECT invite_id FROM users WHERE id = $1", int64(r.Body["id"].(float64))).Scan(&inviteID); err != nil || inviteID != e.inviteState(two).ID {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), "SELECT invite_id FROM users WHERE id = $1", int64(r.Body["id"].(float64))).Scan(&inviteID); err != nil || inviteID != e.inviteState(two).ID {
 		t.Errorf("invite_id %d, err %v", inviteID, err)
 	}
 	e.do("POST", "/api/register", "", withInvite("bob", two)).wantStatus(t, http.StatusCreated)
@@ -273,7 +273,7 @@ func TestRegisterInviteConcurrent(t *testing.T) {
 		}
 	}
 	var users int
-	if err := e.store.Pool().QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&users); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&users); err != nil {
 		t.Fatal(err)
 	}
 	if inv := e.inviteState(code); created != 1 || users != 1 || *inv.UsesLeft != 0 || inv.Used != 1 {
@@ -398,7 +398,7 @@ func TestRegisterRefusalsNotCounted(t *testing.T) {
 				post(tt.origin, signup(fmt.Sprintf("refused%d", i))).wantStatus(t, http.StatusForbidden).wantMessage(t, tt.msg)
 			}
 			var buckets int
-			if err := e.store.Pool().QueryRow(context.Background(), "SELECT count(*) FROM rate_limits").Scan(&buckets); err != nil || buckets != 0 {
+			if err := pgtest.Pool(e.store).QueryRow(context.Background(), "SELECT count(*) FROM rate_limits").Scan(&buckets); err != nil || buckets != 0 {
 				t.Fatalf("refusals were counted: %d rate_limits rows, err %v", buckets, err)
 			}
 			// The one allowed attempt is still there, and the limit is live.

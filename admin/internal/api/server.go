@@ -64,6 +64,10 @@ type Server struct {
 	frameFetch safefetch.Options
 	// frames bounds and remembers those checks server-wide (framecheck.go).
 	frames *frameChecks
+	// caps bound memory-heavy work server-wide (workcap.go).
+	caps *workCaps
+	// limits remembers buckets over their limit and prunes (ratelimit.go).
+	limits *rateLimits
 }
 
 // New builds the server and its routes.
@@ -79,6 +83,8 @@ func New(d Deps) *Server {
 		price: http.NewServeMux(),
 
 		frames: newFrameChecks(frameCheckSlots),
+		caps:   newWorkCaps(workBudget()),
+		limits: newRateLimits(),
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"kurz/shared/pgstore/pgtest"
 )
 
 func TestSplashAddAndList(t *testing.T) {
@@ -80,7 +82,7 @@ func TestSplashUpdateDelete(t *testing.T) {
 	e.do("PUT", upd, key, map[string]any{"title": "new", "counter": 100}).wantStatus(t, 400).wantMessage(t, "counter")
 	var name, title, image string
 	var counter int
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT name, title, image, counter FROM splash_pages WHERE id = $1`, id).Scan(&name, &title, &image, &counter); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT name, title, image, counter FROM splash_pages WHERE id = $1`, id).Scan(&name, &title, &image, &counter); err != nil {
 		t.Fatal(err)
 	}
 	if name != "One" || title != "T" || image != "https://example.com/i.jpg" || counter != 7 {

@@ -38,12 +38,12 @@ func seedTargets(t *testing.T, nLinks, nQRs int) *pgstore.Store {
 			t.Fatalf("seed: %v", err)
 		}
 	}
-	return pgstore.New(pool)
+	return pgtest.Wrap(pool)
 }
 
 func counters(t *testing.T, st *pgstore.Store, table, col string) map[int64]int64 {
 	t.Helper()
-	rows, err := st.Pool().Query(context.Background(), "SELECT id, "+col+" FROM "+table+" WHERE "+col+" <> 0")
+	rows, err := pgtest.Pool(st).Query(context.Background(), "SELECT id, "+col+" FROM "+table+" WHERE "+col+" <> 0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestRollerStepAndReconcile(t *testing.T) {
 		t.Fatalf("second step: changed %d, %v", n, err)
 	}
 	// A step never lowers a counter; a reconcile corrects it.
-	if _, err := st.Pool().Exec(ctx, "UPDATE links SET clicks = 99 WHERE id = 2"); err != nil {
+	if _, err := pgtest.Pool(st).Exec(ctx, "UPDATE links SET clicks = 99 WHERE id = 2"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Step(ctx); err != nil {
@@ -149,7 +149,7 @@ func TestRunRollupWithinSeconds(t *testing.T) {
 	start := time.Now()
 	for {
 		var total, top int64
-		err := st.Pool().QueryRow(context.Background(), "SELECT sum(clicks), max(clicks) FROM links").Scan(&total, &top)
+		err := pgtest.Pool(st).QueryRow(context.Background(), "SELECT sum(clicks), max(clicks) FROM links").Scan(&total, &top)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func TestRollupTouches(t *testing.T) {
 	if err := conn.Exec(ctx, "ALTER TABLE click_touches DROP PARTITION ?", today); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Pool().Exec(ctx, "UPDATE links SET clicks = 0"); err != nil {
+	if _, err := pgtest.Pool(st).Exec(ctx, "UPDATE links SET clicks = 0"); err != nil {
 		t.Fatal(err)
 	}
 	exec(`INSERT INTO click_touches (inserted_at, kind, target_id) SELECT now(), 'link', toUInt64(1)`)

@@ -21,8 +21,11 @@ type Config struct {
 	Enricher *click.Enricher // required
 	SpoolDir string          // required; one per process (KURZ_SPOOL_DIR)
 
-	SpoolMaxBytes int64         // cap of the disk spool; default 1 GiB (KURZ_SPOOL_MAX_BYTES)
-	FlushInterval time.Duration // longest a click waits in a batch; default 1 s (KURZ_CLICK_FLUSH_INTERVAL)
+	SpoolMaxBytes int64 // cap of the disk spool; default 1 GiB (KURZ_SPOOL_MAX_BYTES)
+	// QuarantineMaxAge is how long unreadable segments, set aside as .bad
+	// files, are kept for inspection; default DefaultQuarantineMaxAge.
+	QuarantineMaxAge time.Duration
+	FlushInterval    time.Duration // longest a click waits in a batch; default 1 s (KURZ_CLICK_FLUSH_INTERVAL)
 	// BatchSize is the most rows per insert; default 50000. Large batches
 	// matter on ClickHouse: 50k-row inserts cost half the server CPU per
 	// click of 10k-row ones (fewer parts, better pre-aggregation in the MVs).

@@ -25,6 +25,21 @@
 // Close stops intake, drains the queue to ClickHouse or the spool and
 // fsyncs; New replays what a previous run spooled.
 //
+// A server that answers ping but refuses inserts (read-only, disk full,
+// too many parts) is not pinged back into service: the replayer waits
+// after each failed replay, doubling from 100 ms up to 30 s with jitter,
+// and only a replay that succeeds resets the wait and lets the workers
+// insert live batches again; the failure is logged at once, then once a
+// minute (replay.go, backoff.go). Stats.ReplayFailures counts them.
+//
+// Durability: a segment is fsynced, then its directory, when it is
+// written (a refused batch), sealed (an overflow segment) or renamed, so
+// that its name survives a crash with its data. A segment this build
+// cannot read is renamed *.seg.bad and kept for inspection; those files
+// are counted (Stats.Quarantined), reported when the spool opens, and
+// deleted after Config.QuarantineMaxAge (7 days) when the spool opens or
+// another is set aside (quarantine.go).
+//
 // Delivery is at least once. Every row carries a random click_id that it
 // keeps through the spool. An insert whose outcome is unknown (the
 // connection broke while or after its blocks were sent; ClickHouse 18.16

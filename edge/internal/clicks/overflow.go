@@ -91,6 +91,9 @@ func (o *overflowWriter) seal() error {
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
+	// The file was created when the segment opened; its directory entry is
+	// made durable together with its data, here, once per segment.
+	o.s.syncEntries()
 	// Even after an error the file holds what reached the disk; the reader
 	// copes with a torn tail, so hand it to the replayer rather than lose it.
 	o.s.addSealed(segment{seq: o.seq, path: o.s.path(o.seq), size: o.size, firstNano: o.firstNano, rows: o.rows})

@@ -51,7 +51,7 @@ func New(cfg Config) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := openSpool(c.SpoolDir, c.SpoolMaxBytes, c.Logger)
+	sp, err := openSpool(c.SpoolDir, c.SpoolMaxBytes, c.QuarantineMaxAge, c.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -163,10 +163,12 @@ func (p *Pipeline) markDown(err error) {
 	p.poke()
 }
 
+// markUp records that ClickHouse takes inserts again (the replayer saw a
+// replay succeed, or a ping with nothing to replay).
 func (p *Pipeline) markUp() {
 	if p.down.CompareAndSwap(true, false) {
 		segs, rows, _, _ := p.spool.pending()
-		p.log.Info("clickhouse reachable again: replaying spool", "segments", segs, "rows", rows)
+		p.log.Info("clickhouse takes inserts again: live batches resume", "spooled_segments", segs, "spooled_rows", rows)
 	}
 }
 

@@ -13,10 +13,17 @@ import (
 )
 
 const (
-	minBackoff   = 100 * time.Millisecond
-	maxBackoff   = 5 * time.Second
-	pingTimeout  = 5 * time.Second
-	checkIDChunk = 2000 // click ids per lookup query; keeps it far below max_query_size
+	minBackoff  = 100 * time.Millisecond
+	maxBackoff  = 5 * time.Second // between pings while ClickHouse is unreachable
+	pingTimeout = 5 * time.Second
+	// maxReplayBackoff caps the wait between replay attempts ClickHouse
+	// refused although it answered ping (read-only, disk full, too many
+	// parts): each attempt re-reads and re-sends up to a batch of spooled
+	// rows, and more inserts are the last thing such a server needs.
+	maxReplayBackoff = 30 * time.Second
+	// replayLogEvery is how often a replay that keeps failing is reported.
+	replayLogEvery = time.Minute
+	checkIDChunk   = 2000 // click ids per lookup query; keeps it far below max_query_size
 	// replayMaxSegments bounds how many small segments one replay insert
 	// combines.
 	replayMaxSegments = 256
@@ -24,28 +31,32 @@ const (
 
 // replay is the replayer goroutine: while ClickHouse is down it pings with
 // backoff; while the spool holds sealed segments it sends them oldest
-// first, several small segments per insert. On stop it finishes the insert
-// in flight (unless ctx is cancelled) and exits.
+// first, several small segments per insert. A failed replay is retried
+// after a wait that doubles up to maxReplayBackoff and is reset only by a
+// replay that succeeds, not by a ping: a server that answers ping but
+// refuses inserts must not make the replayer re-read the spool in a loop.
+// On stop it finishes the insert in flight (unless ctx is cancelled) and
+// exits.
 func (p *Pipeline) replay(ctx context.Context) {
 	defer p.wg.Done()
 	var (
-		r       replayer
-		backoff = minBackoff
+		r     replayer
+		ping  = newBackoff(minBackoff, maxBackoff)
+		retry = newBackoff(minBackoff, maxReplayBackoff)
+		fails = failureLog{every: replayLogEvery}
 	)
 	for !p.stopping() {
 		if p.down.Load() {
-			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
-			err := p.conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				if !p.sleep(backoff) {
+			if err := p.ping(ctx); err != nil {
+				if !p.sleep(ping.next()) {
 					return
 				}
-				backoff = min(backoff*2, maxBackoff)
 				continue
 			}
-			backoff = minBackoff
-			p.markUp()
+			ping.reset()
+			if !p.spool.hasSealed() {
+				p.markUp()
+			}
 		}
 		if !p.spool.hasSealed() {
 			select {
@@ -54,13 +65,31 @@ func (p *Pipeline) replay(ctx context.Context) {
 			}
 			continue
 		}
-		if err := p.replayNext(ctx, &r); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			p.markDown(err)
+		err := p.replayNext(ctx, &r)
+		if err == nil {
+			retry.reset()
+			fails.ok(p.log)
+			p.markUp() // only now: the workers go back to inserting live batches
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		p.markDown(err)
+		p.m.replayFailures.Add(1)
+		wait := retry.next()
+		segs, rows, _, _ := p.spool.pending()
+		fails.fail(p.log, time.Now(), err, wait, segs, rows)
+		if !p.sleep(wait) {
+			return
 		}
 	}
+}
+
+func (p *Pipeline) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	return p.conn.Ping(ctx)
 }
 
 // replayNext inserts the rows of the oldest sealed segments, as many whole

@@ -25,7 +25,7 @@ func rowsAt(first uint64, n int) []click.Row {
 // whose inserts failed would have.
 func writeSegments(t *testing.T, dir string, checkFirst bool, batches ...[]click.Row) []string {
 	t.Helper()
-	sp, err := openSpool(dir, 1<<30, testLogger(t))
+	sp, err := openSpool(dir, 1<<30, 0, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,14 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"kurz/shared/click"
 )
 
 const (
 	segSuffix = ".seg"
-	badSuffix = ".bad" // unreadable segments are renamed, kept for inspection, not counted
+	badSuffix = ".bad" // unreadable segments are renamed, kept for inspection (quarantine.go)
 	lockName  = "LOCK"
 )
 
@@ -39,10 +40,14 @@ type segment struct {
 // exclusive lock file: two processes appending to and deleting from one
 // spool would replay each other's segments twice.
 type spool struct {
-	dir  string
-	max  int64
-	log  *slog.Logger
-	lock *os.File
+	dir       string
+	max       int64
+	badMaxAge time.Duration
+	log       *slog.Logger
+	lock      *os.File
+	// syncDir fsyncs the directory after a segment is created or renamed;
+	// a field so that tests can see it called (a crash test is not feasible).
+	syncDir func(dir string) error
 
 	mu       sync.Mutex
 	nextSeq  uint64
@@ -51,9 +56,14 @@ type spool struct {
 	openNano int64     // firstNano of the open overflow segment, 0 if none
 	openRows int
 	full     bool // the cap was hit and not yet relieved (for log throttling)
+
+	badFiles  int    // quarantined .bad files in dir now
+	badPruned uint64 // .bad files deleted for their age
 }
 
-func openSpool(dir string, max int64, log *slog.Logger) (*spool, error) {
+// openSpool locks and scans dir; quarantined segments older than badMaxAge
+// (DefaultQuarantineMaxAge when 0) are deleted.
+func openSpool(dir string, max int64, badMaxAge time.Duration, log *slog.Logger) (*spool, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create spool dir: %w", err)
 	}
@@ -65,11 +75,16 @@ func openSpool(dir string, max int64, log *slog.Logger) (*spool, error) {
 		lock.Close()
 		return nil, fmt.Errorf("spool dir %s is in use by another process (each edge needs its own KURZ_SPOOL_DIR): %w", dir, err)
 	}
-	s := &spool{dir: dir, max: max, log: log, lock: lock, nextSeq: 1}
+	if badMaxAge <= 0 {
+		badMaxAge = DefaultQuarantineMaxAge
+	}
+	s := &spool{dir: dir, max: max, badMaxAge: badMaxAge, log: log, lock: lock, nextSeq: 1, syncDir: syncDir}
 	if err := s.scan(); err != nil {
 		s.close()
 		return nil, err
 	}
+	s.pruneQuarantine(time.Now())
+	s.reportQuarantine()
 	return s, nil
 }
 
@@ -134,15 +149,6 @@ func (s *spool) path(seq uint64) string {
 	return filepath.Join(s.dir, fmt.Sprintf("%020d%s", seq, segSuffix))
 }
 
-// quarantine renames a segment this build cannot read, so that it is kept
-// for inspection but neither retried nor counted against the cap.
-func (s *spool) quarantine(path string, cause error) {
-	s.log.Error("click spool: unreadable segment set aside", "path", path, "renamed", path+badSuffix, "err", cause)
-	if err := os.Rename(path, path+badSuffix); err != nil {
-		s.log.Error("click spool: rename unreadable segment", "path", path, "err", err)
-	}
-}
-
 // reserve accounts n more bytes against the cap.
 func (s *spool) reserve(n int64) error {
 	s.mu.Lock()
@@ -205,6 +211,7 @@ func (s *spool) writeBatch(rows []click.Row, checkFirst bool, buf []byte) ([]byt
 		os.Remove(path)
 		return buf, fmt.Errorf("write spool segment: %w", err)
 	}
+	s.syncEntries()
 	s.addSealed(segment{seq: seq, path: path, size: int64(len(buf)), firstNano: rows[0].UnixNano, rows: len(rows)})
 	return buf, nil
 }

@@ -16,6 +16,7 @@ type metrics struct {
 	spoolFull         atomic.Uint64
 	corrupt           atomic.Uint64
 	duplicatesSkipped atomic.Uint64
+	replayFailures    atomic.Uint64
 	lastInsertLag     atomic.Int64 // gauge, nanoseconds
 }
 
@@ -32,6 +33,9 @@ type Stats struct {
 	Rejected          uint64        // hits refused as invalid (unknown Kind or Class)
 	Corrupt           uint64        // corrupt or truncated spool regions skipped on replay
 	DuplicatesSkipped uint64        // spooled rows found already inserted when replaying an unacknowledged batch
+	ReplayFailures    uint64        // replay inserts that failed, each followed by a longer wait (see replay.go)
+	Quarantined       int           // unreadable segments set aside as .bad files, in the spool directory now
+	QuarantinePruned  uint64        // .bad files deleted for being older than the quarantine age
 	SpoolSegments     int           // sealed segments waiting for replay
 	SpoolRows         int           // rows in the spool (sealed and open segments)
 	SpoolBytes        int64         // bytes of the spool, counted against SpoolMaxBytes
@@ -42,6 +46,7 @@ type Stats struct {
 // Stats returns current counters. It is cheap and safe to call at any time.
 func (p *Pipeline) Stats() Stats {
 	segs, rows, bytes, _ := p.spool.pending()
+	quarantined, pruned := p.spool.quarantineStats()
 	return Stats{
 		Queued:            len(p.queue),
 		Overflowing:       len(p.overflow),
@@ -54,6 +59,9 @@ func (p *Pipeline) Stats() Stats {
 		Rejected:          p.m.rejected.Load(),
 		Corrupt:           p.m.corrupt.Load(),
 		DuplicatesSkipped: p.m.duplicatesSkipped.Load(),
+		ReplayFailures:    p.m.replayFailures.Load(),
+		Quarantined:       quarantined,
+		QuarantinePruned:  pruned,
 		SpoolSegments:     segs,
 		SpoolRows:         rows,
 		SpoolBytes:        bytes,

@@ -65,10 +65,13 @@ type LandingPage struct{ Host string }
 // field "password" back to the same URL. Title (else Alias) names the link.
 // Wrong reports a failed attempt (status 403); RetryAfter > 0 reports the
 // attempt throttle (status 429, Retry-After header) and wins over Wrong.
+// Busy with RetryAfter reports that the edge cannot check passwords right
+// now (status 503: its argon2 budget is spent, not the visitor's).
 type PasswordPage struct {
 	Title      string
 	Alias      string
 	Wrong      bool
+	Busy       bool
 	RetryAfter int
 }
 
@@ -190,6 +193,8 @@ func (*UnavailablePage) Status() int { return http.StatusServiceUnavailable }
 func (*LandingPage) Status() int     { return http.StatusOK }
 func (d *PasswordPage) Status() int {
 	switch {
+	case d.Busy && d.RetryAfter > 0:
+		return http.StatusServiceUnavailable
 	case d.RetryAfter > 0:
 		return http.StatusTooManyRequests
 	case d.Wrong:

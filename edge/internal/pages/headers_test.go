@@ -68,6 +68,7 @@ func TestHeadersRetryAfter(t *testing.T) {
 		{&UnavailablePage{RetryAfter: 5}, "5"},
 		{&UnavailablePage{}, ""},
 		{&PasswordPage{RetryAfter: 30}, "30"},
+		{&PasswordPage{Busy: true, RetryAfter: 3}, "3"},
 		{&PasswordPage{Wrong: true}, ""},
 		{&StatsUnavailablePage{RetryAfter: 30}, "30"},
 		{&StatsUnavailablePage{}, ""},

@@ -34,6 +34,8 @@ func TestRenderPages(t *testing.T) {
 			[]string{`<p class="err" role="alert">Wrong password.`}, nil},
 		{"password throttled", &PasswordPage{Alias: "q3", Wrong: true, RetryAfter: 42}, http.StatusTooManyRequests,
 			[]string{"Too many attempts. Please wait 42 seconds"}, []string{"Wrong password"}},
+		{"password checks busy", &PasswordPage{Alias: "q3", Busy: true, RetryAfter: 3}, http.StatusServiceUnavailable,
+			[]string{"Too many password checks right now. Please wait 3 seconds"}, []string{"Too many attempts", "Wrong password"}},
 		{"preview with image", &PreviewPage{Title: "Shoes", Description: "Best shoes", Image: "https://img.test/s.png", URL: "https://kurz.test/abc", Destination: "https://shop.test/shoes"},
 			http.StatusOK, []string{
 				"<title>Shoes</title>", `<meta property="og:title" content="Shoes">`, `<meta property="og:description" content="Best shoes">`,

@@ -105,6 +105,8 @@ func view(d Data) (any, error) {
 
 func passwordError(d *PasswordPage) string {
 	switch {
+	case d.Busy && d.RetryAfter > 0:
+		return "Too many password checks right now. Please wait " + itoa(d.RetryAfter) + " seconds and try again."
 	case d.RetryAfter > 0:
 		return "Too many attempts. Please wait " + itoa(d.RetryAfter) + " seconds and try again."
 	case d.Wrong:

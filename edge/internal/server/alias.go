@@ -6,7 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 	"kurz/shared/click"
 	"kurz/shared/target"
 )
@@ -28,16 +28,16 @@ func (s *Server) serveAlias(ctx *fasthttp.RequestCtx, alias []byte) {
 // loaded. A missing link is a negative entry (l.Missing()); the branded
 // domain is nil for the default domain. When the link cannot be loaded it
 // answers 503 itself and returns ok false.
-func (s *Server) resolve(ctx *fasthttp.RequestCtx, alias []byte) (l *linkcache.Link, dom *linkcache.Domain, ok bool) {
-	dom = s.domains.Lookup(ctx.Host())
+func (s *Server) resolve(ctx *fasthttp.RequestCtx, alias []byte) (l *catalog.Link, dom *catalog.Domain, ok bool) {
+	dom = s.cat.Domain(ctx.Host())
 	host := ""
 	if dom != nil {
 		host = dom.Host
 	}
-	if l, ok = s.links.Get(host, alias); ok {
+	if l, ok = s.cat.Link(host, alias); ok {
 		return l, dom, true
 	}
-	l, err := s.links.Load(loadCtx(), host, string(alias))
+	l, err := s.cat.LoadLink(loadCtx(), host, string(alias))
 	if err != nil {
 		s.unavailable(ctx)
 		return nil, dom, false
@@ -71,7 +71,7 @@ func (s *Server) observe(ctx *fasthttp.RequestCtx, v *visit) {
 // parameters and visitor query, and finally the redirect type and pixels.
 // qrID is set when a QR scan led here (not used yet: QR scans redirect to
 // their own target).
-func (s *Server) serveLink(ctx *fasthttp.RequestCtx, l *linkcache.Link, qrID int64) {
+func (s *Server) serveLink(ctx *fasthttp.RequestCtx, l *catalog.Link, qrID int64) {
 	method := ctx.Method()
 	if !isGetOrHead(method) && !(string(method) == fasthttp.MethodPost && l.PasswordHash != "") {
 		methodNotAllowed(ctx)
@@ -111,19 +111,19 @@ func (s *Server) serveLink(ctx *fasthttp.RequestCtx, l *linkcache.Link, qrID int
 	}
 	s.push(ctx, l.ID, qrID, l.OwnerID, click.KindLink, &v)
 	typ := l.Type
-	if l.FrameRefused() && (typ == linkcache.TypeFrame || typ == linkcache.TypeOverlay) {
+	if l.FrameRefused() && (typ == catalog.TypeFrame || typ == catalog.TypeOverlay) {
 		// The destination refuses frames: a frame or overlay page would
 		// show the browser's error page instead of it.
-		typ = linkcache.TypeDirect
+		typ = catalog.TypeDirect
 	}
 	switch {
-	case len(l.Pixels) > 0 && typ == linkcache.TypeDirect:
+	case len(l.Pixels) > 0 && typ == catalog.TypeDirect:
 		s.pixelPage(ctx, l, dest)
-	case typ == linkcache.TypeFrame:
+	case typ == catalog.TypeFrame:
 		s.framePage(ctx, l, dest)
-	case typ == linkcache.TypeSplash:
+	case typ == catalog.TypeSplash:
 		s.splashPage(ctx, l, dest)
-	case typ == linkcache.TypeOverlay:
+	case typ == catalog.TypeOverlay:
 		s.overlayPage(ctx, l, dest)
 	default:
 		s.redirect(ctx, dest)
@@ -138,7 +138,7 @@ func isGetOrHead(m []byte) bool {
 // a trusted proxy.
 func (s *Server) clientIP(ctx *fasthttp.RequestCtx) netip.Addr {
 	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	return s.resolver.Resolve(peer, ctx.Request.Header.Peek(fasthttp.HeaderXForwardedFor))
+	return s.resolver.ResolveLines(peer, ctx.Request.Header.PeekAll(fasthttp.HeaderXForwardedFor))
 }
 
 // country is the visitor's ISO code from the country header when it is

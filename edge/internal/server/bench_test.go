@@ -47,7 +47,7 @@ func hotCtx(tb testing.TB, e *env, path, ua string, headers map[string]string) *
 	ctx := new(fasthttp.RequestCtx)
 	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(203, 0, 113, 9), Port: 5000}, nil)
 	e.srv.Handler(ctx) // miss: loads and caches
-	e.links.Wait()
+	e.cat.Wait()
 	ctx.Response.Reset()
 	e.srv.Handler(ctx)
 	if ctx.Response.StatusCode() != 302 {

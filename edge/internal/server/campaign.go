@@ -1,26 +1,19 @@
 package server
 
 import (
-	"context"
-	"errors"
-	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
 	"kurz/edge/internal/pages"
 	"kurz/shared/link"
-	"kurz/shared/pgstore"
 )
 
-func campaignCost(c *pgstore.EdgeCampaign) int64 { return int64(128 * (len(c.Links) + 1)) }
-
 // rotations holds the rotators' counters by campaign id. They live outside
-// the campaign cache: an entry reloaded after an invalidation (every link
-// change bumps all campaigns) or after a ristretto Set that had not landed
-// yet would otherwise restart at the first link, and frequent reloads
-// would send most visits there. Campaign ids are sequential, so the first
+// the campaign cache: an entry reloaded after an invalidation (a change
+// of one of its links, or of any campaign) or after a ristretto Set that
+// had not landed yet would otherwise restart at the first link, and
+// frequent reloads would send most visits there. Campaign ids are sequential, so the first
 // 16384 campaigns have a counter each; campaigns whose ids differ by a
 // multiple of that share one, which keeps each rotating but only roughly
 // evenly. Counters are per edge process: rotation is even per edge, which
@@ -30,10 +23,6 @@ type rotations [1 << 14]atomic.Uint64
 // next returns campaign id's next turn: 0, 1, 2, ...
 func (r *rotations) next(id int64) uint64 { return r[uint64(id)%uint64(len(r))].Add(1) - 1 }
 
-// InvalidateCampaigns drops every cached campaign (a campaign changed, or
-// a link, which may have joined or left one).
-func (s *Server) InvalidateCampaigns() { s.campaigns.Bump() }
-
 // rotator serves /r/{slug}: the campaign's links in turn, each visit served
 // exactly as a visit of the chosen link (all its rules, one click on it).
 func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
@@ -42,9 +31,7 @@ func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
 		s.notFoundRoute(ctx)
 		return
 	}
-	camp, found, err := s.campaigns.get("r:"+strings.ToLower(slug), campaignCost, func(c context.Context) (*pgstore.EdgeCampaign, error) {
-		return s.cfg.Store.EdgeCampaignBySlug(c, slug)
-	})
+	camp, found, err := s.cat.RotatorCampaign(slug)
 	switch {
 	case err != nil:
 		s.unavailable(ctx)
@@ -55,9 +42,9 @@ func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
 	}
 	links := camp.Links
 	pick := links[s.rotations.next(camp.ID)%uint64(len(links))]
-	l, ok := s.links.Get(pick.Host, []byte(pick.Alias))
+	l, ok := s.cat.Link(pick.Host, []byte(pick.Alias))
 	if !ok {
-		if l, err = s.links.Load(loadCtx(), pick.Host, pick.Alias); err != nil {
+		if l, err = s.cat.LoadLink(loadCtx(), pick.Host, pick.Alias); err != nil {
 			s.unavailable(ctx)
 			return
 		}
@@ -86,16 +73,7 @@ func (s *Server) campaignList(ctx *fasthttp.RequestCtx) {
 		s.notFoundRoute(ctx)
 		return
 	}
-	id, _ := strconv.ParseInt(ref, 10, 64)
-	key := "u:" + strings.ToLower(user) + "/" + strings.ToLower(ref)
-	camp, found, err := s.campaigns.get(key, campaignCost, func(c context.Context) (*pgstore.EdgeCampaign, error) {
-		camp, err := s.cfg.Store.EdgeCampaignOfUser(c, user, ref, id)
-		if err != nil && id > 0 && errors.Is(err, link.ErrNotFound) {
-			// A numeric slug is possible too.
-			camp, err = s.cfg.Store.EdgeCampaignOfUser(c, user, ref, 0)
-		}
-		return camp, err
-	})
+	camp, found, err := s.cat.UserCampaign(user, ref)
 	switch {
 	case err != nil:
 		s.unavailable(ctx)
@@ -117,7 +95,7 @@ func (s *Server) campaignList(ctx *fasthttp.RequestCtx) {
 	s.page(ctx, d)
 }
 
-func (s *Server) campaignShortURL(l pgstore.EdgeCampaignLink) string {
+func (s *Server) campaignShortURL(l link.EdgeCampaignLink) string {
 	if l.Host == "" || l.Domain == "" {
 		return s.cfg.BaseURL + "/" + l.Alias
 	}

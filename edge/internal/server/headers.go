@@ -10,6 +10,7 @@ import (
 // over the headers instead of one normalising Peek each.
 type reqHeaders struct {
 	lang, xff, purpose, country []byte
+	xffLines                    int // X-Forwarded-For lines joined into xff
 }
 
 var (
@@ -29,7 +30,7 @@ func (s *Server) scanHeaders(h *fasthttp.RequestHeader) reqHeaders {
 		case bytes.EqualFold(k, hAcceptLanguage):
 			r.lang = v
 		case bytes.EqualFold(k, hXForwardedFor):
-			r.xff = v
+			r.addXFF(v)
 		case bytes.EqualFold(k, hSecPurpose):
 			r.purpose, secPurpose = v, true
 		case !secPurpose && (bytes.EqualFold(k, hPurpose) || bytes.EqualFold(k, hXPurpose) || bytes.EqualFold(k, hXMoz)):
@@ -39,4 +40,20 @@ func (s *Server) scanHeaders(h *fasthttp.RequestHeader) reqHeaders {
 		}
 	}
 	return r
+}
+
+// addXFF adds an X-Forwarded-For line: several lines are one list,
+// joined with "," in order (RFC 9110, 5.3). The first line is used in
+// place; only a request with several lines pays for a copy, into one
+// growing buffer, so a flood of lines costs linear time.
+func (r *reqHeaders) addXFF(line []byte) {
+	r.xffLines++
+	switch r.xffLines {
+	case 1:
+		r.xff = line
+		return
+	case 2:
+		r.xff = append(make([]byte, 0, 2*(len(r.xff)+1+len(line))), r.xff...)
+	}
+	r.xff = append(append(r.xff, ','), line...)
 }

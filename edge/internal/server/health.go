@@ -20,7 +20,7 @@ func (s *Server) healthz(ctx *fasthttp.RequestCtx) {
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.SetContentType("text/plain; charset=utf-8")
-	if s.links.Warming() {
+	if s.cat.Warming() {
 		// Still bulk-loading the link cache: serving works (misses load
 		// lazily), but an orchestrator should wait for the warm cache.
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
@@ -29,7 +29,7 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	}
 	c, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := s.cfg.Store.Ping(c); err != nil {
+	if err := s.cat.Ping(c); err != nil {
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 		ctx.SetBodyString("postgres: unavailable\n")
 		return

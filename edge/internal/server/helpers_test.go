@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/pages"
 	"kurz/shared/click"
 	"kurz/shared/clientip"
@@ -58,11 +57,9 @@ func (r *recorder) last(t *testing.T) click.Hit {
 type env struct {
 	t     testing.TB
 	store *pgstore.Store
-	pool  *pgxpool.Pool
 	dsn   string
 	srv   *Server
-	links *linkcache.Cache
-	doms  *linkcache.Domains
+	cat   *catalog.Catalog
 	rec   *recorder
 	user  int64
 }
@@ -78,20 +75,22 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 func newEnvOn(t testing.TB, store *pgstore.Store, dsn string, opts ...envOption) *env {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	links, err := linkcache.New(store, log, linkcache.Config{MaxBytes: 32 << 20, LoadTimeout: 500 * time.Millisecond})
+	cat, err := catalog.New(store, catalog.Config{Log: log, BaseHost: "kurz.test", MaxBytes: 32 << 20, LoadTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(links.Close)
-	doms := linkcache.NewDomains("kurz.test")
+	t.Cleanup(cat.Close)
 	pg, err := pages.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
 	cfg := Config{
-		Log: log, Store: store, Links: links, Domains: doms, Pages: pg,
+		Log: log, Catalog: cat, Pages: pg,
 		BaseURL: testBase, Resolver: clientip.New(nil), Push: rec.push, Secret: "test-secret",
+		// The argon2 budget follows this machine's speed (under -race a
+		// check takes ~0.5 s); only its own tests (pwlimit_test.go) set one.
+		PasswordChecksPerSecond: 1000,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -101,8 +100,8 @@ func newEnvOn(t testing.TB, store *pgstore.Store, dsn string, opts ...envOption)
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	e := &env{t: t, store: store, pool: store.Pool(), dsn: dsn, srv: srv, links: links, doms: doms, rec: rec}
-	if err := e.pool.QueryRow(context.Background(), `SELECT id FROM users WHERE username = 'alice'`).Scan(&e.user); err != nil {
+	e := &env{t: t, store: store, dsn: dsn, srv: srv, cat: cat, rec: rec}
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT id FROM users WHERE username = 'alice'`).Scan(&e.user); err != nil {
 		e.user = e.createUser("alice")
 	}
 	return e
@@ -121,7 +120,7 @@ func (e *env) createUser(name string) int64 {
 
 func (e *env) exec(sql string, args ...any) {
 	e.t.Helper()
-	if _, err := e.pool.Exec(context.Background(), sql, args...); err != nil {
+	if _, err := pgtest.Pool(e.store).Exec(context.Background(), sql, args...); err != nil {
 		e.t.Fatalf("%s: %v", sql, err)
 	}
 }
@@ -129,7 +128,7 @@ func (e *env) exec(sql string, args ...any) {
 func (e *env) id(sql string, args ...any) int64 {
 	e.t.Helper()
 	var id int64
-	if err := e.pool.QueryRow(context.Background(), sql, args...).Scan(&id); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(context.Background(), sql, args...).Scan(&id); err != nil {
 		e.t.Fatalf("%s: %v", sql, err)
 	}
 	return id
@@ -195,7 +194,9 @@ func (e *env) addDomain(host, root, notFound string) int64 {
 	e.t.Helper()
 	id := e.id(`INSERT INTO domains (user_id, host, domain, redirect_root, redirect_404) VALUES ($1,$2,$3,$4,$5) RETURNING id`,
 		e.user, host, "https://"+host, root, notFound)
-	e.srv.reloadDomains(context.Background())
+	if err := e.cat.ReloadDomains(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
 	return id
 }
 

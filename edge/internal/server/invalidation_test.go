@@ -5,22 +5,20 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"kurz/edge/internal/listen"
-	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
 )
 
 // startListener runs the change listener of e until the test ends.
 func startListener(t *testing.T, e *env) *listen.Listener {
 	t.Helper()
-	l := listen.New(e.pool.Config().ConnConfig, e.srv, slog.New(slog.DiscardHandler))
+	l := listen.New(e.store, e.cat, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); l.Run(ctx) }() //nolint:errcheck
@@ -102,8 +100,8 @@ func TestInvalidation(t *testing.T) {
 		e.eventuallyBody(t, "/withpx", "TAG-ONE")
 		e.eventuallyBody(t, "/withov", "MSG-ONE")
 		expect(t, e.do(req{path: "/bystander"}), 302, "https://example.com/by")
-		e.links.Wait()
-		cached := func() bool { _, ok := e.links.Get("", []byte("bystander")); return ok }
+		e.cat.Wait()
+		cached := func() bool { _, ok := e.cat.Link("", []byte("bystander")); return ok }
 		if !cached() {
 			t.Fatal("bystander not cached")
 		}
@@ -130,7 +128,7 @@ func TestListenerReconnect(t *testing.T) {
 	expect(t, e.do(req{path: "/re"}), 302, "https://example.com/1")
 
 	var n int
-	err := e.pool.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+	err := pgtest.Pool(e.store).QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 		WHERE query LIKE 'LISTEN%' AND datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n)
 	if err != nil || n != 1 {
 		t.Fatalf("terminated %d listeners: %v", n, err)
@@ -200,26 +198,24 @@ func (p *proxy) cut() {
 
 func TestPostgresDown(t *testing.T) {
 	store, dsn := pgtest.Store(t)
-	cfg, err := pgxpool.ParseConfig(dsn)
+	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, net.JoinHostPort(cfg.ConnConfig.Host, itoa(int64(cfg.ConnConfig.Port))))
-	cfg.ConnConfig.Host, cfg.ConnConfig.Port = "127.0.0.1", uint16(p.ln.Addr().(*net.TCPAddr).Port)
-	cfg.ConnConfig.ConnectTimeout = time.Second
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	p := startProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	q := u.Query()
+	q.Set("connect_timeout", "1")
+	u.RawQuery = q.Encode()
+	proxied := pgtest.Open(t, u.String())
 
 	// The links are written through the direct store; the edge reads through the proxy.
 	direct := newEnvOn(t, store, dsn)
 	direct.addLink(linkRow{Alias: "cached", URL: "https://example.com/cached"})
 	direct.addLink(linkRow{Alias: "cold", URL: "https://example.com/cold"})
-	e := newEnvOn(t, pgstore.New(pool), dsn)
+	e := newEnvOn(t, proxied, dsn)
 	expect(t, e.do(req{path: "/cached"}), 302, "https://example.com/cached")
-	e.links.Wait()
+	e.cat.Wait()
 
 	p.cut()
 	expect(t, e.do(req{path: "/cached"}), 302, "https://example.com/cached")
@@ -234,7 +230,7 @@ func TestPostgresDown(t *testing.T) {
 		t.Fatalf("503 took %v", d)
 	}
 	// Unavailability is not cached as "unknown".
-	if _, ok := e.links.Get("", []byte("cold")); ok {
+	if _, ok := e.cat.Link("", []byte("cold")); ok {
 		t.Fatal("a failed load was cached")
 	}
 	rr := e.do(req{path: "/readyz"})

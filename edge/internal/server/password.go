@@ -4,14 +4,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"net/netip"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/pages"
 	"kurz/shared/secret"
 )
@@ -26,10 +24,8 @@ import (
 //
 // argon2 checks run under a semaphore of PasswordWorkers slots, so a
 // burst of attempts queues up instead of taking every core from the
-// redirects of other links. Wrong attempts are throttled per (client IP,
-// link) by an in-memory limiter: the limit is per edge process, so N edges
-// allow up to N times the attempts (documented trade-off: no shared state
-// on the redirect path).
+// redirects of other links, and within the edge's argon2 budget. Wrong
+// attempts are throttled per client and link and per link (pwlimit.go).
 
 const (
 	cookieTTL        = 24 * time.Hour
@@ -39,7 +35,7 @@ const (
 
 func cookieName(id int64) string { return "kurz_pw_" + strconv.FormatInt(id, 10) }
 
-func (s *Server) cookieMAC(l *linkcache.Link, exp int64) string {
+func (s *Server) cookieMAC(l *catalog.Link, exp int64) string {
 	m := hmac.New(sha256.New, []byte(s.cfg.Secret))
 	m.Write([]byte("pw\x00"))
 	m.Write(strconv.AppendInt(nil, l.ID, 10))
@@ -51,7 +47,7 @@ func (s *Server) cookieMAC(l *linkcache.Link, exp int64) string {
 }
 
 // unlocked reports whether the request carries a valid cookie for l.
-func (s *Server) unlocked(ctx *fasthttp.RequestCtx, l *linkcache.Link) bool {
+func (s *Server) unlocked(ctx *fasthttp.RequestCtx, l *catalog.Link) bool {
 	v := ctx.Request.Header.Cookie(cookieName(l.ID))
 	dot := indexByte(v, '.')
 	if dot <= 0 {
@@ -64,19 +60,26 @@ func (s *Server) unlocked(ctx *fasthttp.RequestCtx, l *linkcache.Link) bool {
 	return hmac.Equal(v[dot+1:], []byte(s.cookieMAC(l, exp)))
 }
 
-func (s *Server) passwordForm(ctx *fasthttp.RequestCtx, l *linkcache.Link, retryAfter int) {
+// passwordForm shows the form, with the throttle message when an attempt
+// from this client would be refused now.
+func (s *Server) passwordForm(ctx *fasthttp.RequestCtx, l *catalog.Link, retryAfter int) {
+	if retryAfter == 0 {
+		if wait := s.passwords.throttled(s.clientIP(ctx), l.ID, requestTime(ctx)); wait > 0 {
+			retryAfter = retrySeconds(wait)
+		}
+	}
 	s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), RetryAfter: retryAfter})
 }
 
 // checkPassword handles the form's POST.
-func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
-	key := limiterKey{ip: limiterAddr(s.clientIP(ctx)), link: l.ID}
+func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 	now := requestTime(ctx)
 	// The attempt is counted before the check, so a burst of parallel
 	// guesses cannot all pass while the count is still 0; a right one is
 	// given back.
-	if wait := s.pwLimiter.take(key, now); wait > 0 {
-		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), RetryAfter: int(wait/time.Second) + 1})
+	ticket, wait, busy := s.passwords.admit(s.clientIP(ctx), l.ID, now)
+	if wait > 0 {
+		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Busy: busy, RetryAfter: retrySeconds(wait)})
 		return
 	}
 	pw := ctx.PostArgs().Peek("password")
@@ -85,15 +88,15 @@ func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
 	}
 	ok, busy := s.verify(l.PasswordHash, string(pw))
 	if busy {
-		s.pwLimiter.refund(key, now)
-		s.unavailable(ctx)
+		s.passwords.unchecked(ticket, now)
+		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Busy: true, RetryAfter: 5})
 		return
 	}
 	if !ok {
 		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Wrong: true})
 		return
 	}
-	s.pwLimiter.refund(key, now)
+	s.passwords.refund(ticket, now)
 	exp := now.Add(cookieTTL).Unix()
 	c := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(c)
@@ -102,7 +105,7 @@ func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
 	c.SetPath("/" + l.Alias())
 	c.SetHTTPOnly(true)
 	c.SetSameSite(fasthttp.CookieSameSiteLaxMode)
-	c.SetSecure(s.secure || ctx.IsTLS())
+	c.SetSecure(s.cookieSecure(ctx, l)) // cookiescheme.go
 	c.SetMaxAge(int(cookieTTL / time.Second))
 	ctx.Response.Header.SetCookie(c)
 	// Post/Redirect/Get: the GET carries the cookie and is the counted visit.
@@ -127,87 +130,4 @@ func (s *Server) verify(hash, pw string) (ok, busy bool) {
 	}
 	defer func() { <-s.pwSem }()
 	return secret.VerifyPassword(hash, pw), false
-}
-
-// limiter counts wrong attempts per key in fixed windows. It holds at most
-// max keys; when full it first drops expired windows and, if still full,
-// refuses further attempts (fail closed: a flood of distinct keys must not
-// reopen brute force).
-type limiter struct {
-	mu     sync.Mutex
-	n      int
-	window time.Duration
-	max    int
-	m      map[limiterKey]*attempts
-}
-
-type limiterKey struct {
-	ip   netip.Addr
-	link int64
-}
-
-type attempts struct {
-	start time.Time
-	count int
-}
-
-func newLimiter(n int, window time.Duration, max int) *limiter {
-	return &limiter{n: n, window: window, max: max, m: make(map[limiterKey]*attempts)}
-}
-
-// take counts an attempt of key and returns 0 when it may go ahead, else
-// how long key must wait (nothing is counted then).
-func (l *limiter) take(key limiterKey, now time.Time) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	a := l.m[key]
-	if a != nil && now.Sub(a.start) >= l.window {
-		delete(l.m, key)
-		a = nil
-	}
-	if a == nil {
-		if len(l.m) >= l.max {
-			l.prune(now)
-			if len(l.m) >= l.max {
-				return l.window
-			}
-		}
-		l.m[key] = &attempts{start: now, count: 1}
-		return 0
-	}
-	if a.count >= l.n {
-		return a.start.Add(l.window).Sub(now)
-	}
-	a.count++
-	return 0
-}
-
-// refund gives back an attempt that was right (or never checked).
-func (l *limiter) refund(key limiterKey, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if a := l.m[key]; a != nil && now.Sub(a.start) < l.window {
-		if a.count--; a.count <= 0 {
-			delete(l.m, key)
-		}
-	}
-}
-
-// limiterAddr is the address attempts are counted by: the client IP, or
-// its /64 for IPv6, which one subscriber usually holds whole (counting per
-// /128 would give them 2^64 fresh budgets).
-func limiterAddr(ip netip.Addr) netip.Addr {
-	if ip.Is6() && !ip.Is4In6() {
-		p, _ := ip.Prefix(64)
-		return p.Addr()
-	}
-	return ip
-}
-
-func (l *limiter) prune(now time.Time) {
-	for k, a := range l.m {
-		if now.Sub(a.start) >= l.window {
-			delete(l.m, k)
-		}
-	}
 }

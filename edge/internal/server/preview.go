@@ -5,7 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/pages"
 )
 
@@ -25,7 +25,7 @@ const previewSlots = 1024
 // marks the entry, and a miss on a marked slot only clears the mark, so a
 // link that crawlers keep fetching is not evicted by a one-off preview
 // of a colliding link. An entry is valid only for the
-// same *linkcache.Link: an updated link is a new pointer, so a change
+// same *catalog.Link: an updated link is a new pointer, so a change
 // misses and renders again; the entry keeps its link alive, so the
 // pointer cannot be reused for another link while it is cached.
 type previewCache struct {
@@ -33,7 +33,7 @@ type previewCache struct {
 }
 
 type previewEntry struct {
-	link    *linkcache.Link
+	link    *catalog.Link
 	tls     bool
 	status  int
 	headers []pages.Header
@@ -41,7 +41,7 @@ type previewEntry struct {
 	used    atomic.Bool // hit since the last colliding miss
 }
 
-func (c *previewCache) get(l *linkcache.Link, tls bool) *previewEntry {
+func (c *previewCache) get(l *catalog.Link, tls bool) *previewEntry {
 	e := c.slots[uint64(l.ID)%previewSlots].Load()
 	if e == nil || e.link != l || e.tls != tls {
 		return nil
@@ -63,7 +63,7 @@ func (c *previewCache) put(e *previewEntry) {
 }
 
 // preview answers a link-preview fetcher with l's Open Graph page.
-func (s *Server) preview(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
+func (s *Server) preview(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 	tls := ctx.IsTLS()
 	if e := s.previews.get(l, tls); e != nil {
 		writePage(ctx, e.status, e.headers, e.body)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 )
 
 // TestPreviewCache: a second preview of the same link is served from the
@@ -49,7 +49,7 @@ func TestPreviewCache(t *testing.T) {
 // only when that preview was not hit since the last collision.
 func TestPreviewCacheSecondChance(t *testing.T) {
 	var c previewCache
-	hot, cold := &linkcache.Link{ID: 7}, &linkcache.Link{ID: 7 + previewSlots}
+	hot, cold := &catalog.Link{ID: 7}, &catalog.Link{ID: 7 + previewSlots}
 	c.put(&previewEntry{link: hot})
 	if c.get(hot, true) != nil {
 		t.Fatal("entry rendered without TLS served over TLS")
@@ -66,7 +66,7 @@ func TestPreviewCacheSecondChance(t *testing.T) {
 	if c.get(cold, false) == nil || c.get(hot, false) != nil {
 		t.Fatal("an unused entry was kept")
 	}
-	updated := &linkcache.Link{ID: 7 + previewSlots}
+	updated := &catalog.Link{ID: 7 + previewSlots}
 	if c.get(updated, false) != nil {
 		t.Fatal("a changed link (new pointer) was served the old preview")
 	}

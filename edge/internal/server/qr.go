@@ -1,11 +1,9 @@
 package server
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"image"
 	"image/color"
 	"strconv"
 	"time"
@@ -15,35 +13,23 @@ import (
 
 	"kurz/shared/click"
 	"kurz/shared/link"
-	"kurz/shared/pgstore"
 	"kurz/shared/qrcode"
 )
 
-// qrEntry is a cached QR code, prepared for scans and rendering.
+// qrEntry is a QR code prepared for scans and rendering, cached by the
+// catalog (which drops it when the code changes). Its images are keyed by
+// content, colours and logo, so stale ones are simply never asked for
+// again and age out.
 type qrEntry struct {
-	q        *pgstore.EdgeQR
-	target   string // validated target_url; '' = not a scannable link
-	fg, bg   color.RGBA
-	logo     image.Image
-	logoHash string
+	q      *link.EdgeQR
+	target string // validated target_url; '' = not a scannable link
+	fg, bg color.RGBA
+	logo   *qrcode.Logo // decoded by the first render, never by a scan
 }
 
 func qrCost(e *qrEntry) int64 {
-	n := int64(len(e.q.Content) + len(e.q.TargetURL) + len(e.q.Logo))
-	if e.logo != nil {
-		b := e.logo.Bounds()
-		n += int64(4 * b.Dx() * b.Dy())
-	}
-	return n
+	return int64(len(e.q.Content)+len(e.q.TargetURL)) + e.logo.Cost()
 }
-
-// InvalidateQR drops the cached QR code of code; its images are keyed by
-// content, colours and logo, so stale ones are simply never asked for
-// again and age out.
-func (s *Server) InvalidateQR(code string) { s.qrs.Del("q:" + code) }
-
-// InvalidateQRs drops every cached QR code.
-func (s *Server) InvalidateQRs() { s.qrs.Bump() }
 
 func (s *Server) qr(ctx *fasthttp.RequestCtx) (*qrEntry, bool) {
 	code, _ := ctx.UserValue("code").(string)
@@ -51,13 +37,7 @@ func (s *Server) qr(ctx *fasthttp.RequestCtx) (*qrEntry, bool) {
 		s.notFoundRoute(ctx)
 		return nil, false
 	}
-	e, found, err := s.qrs.get("q:"+code, qrCost, func(c context.Context) (*qrEntry, error) {
-		q, err := s.cfg.Store.EdgeQRByCode(c, code)
-		if err != nil {
-			return nil, err
-		}
-		return prepareQR(q), nil
-	})
+	e, found, err := s.qrs.Get(code)
 	switch {
 	case err != nil:
 		s.unavailable(ctx)
@@ -69,7 +49,7 @@ func (s *Server) qr(ctx *fasthttp.RequestCtx) (*qrEntry, bool) {
 	return e, true
 }
 
-func prepareQR(q *pgstore.EdgeQR) *qrEntry {
+func prepareQR(q *link.EdgeQR) *qrEntry {
 	e := &qrEntry{q: q}
 	if q.TargetURL != "" {
 		if u, err := link.ValidURL(q.TargetURL); err == nil {
@@ -78,13 +58,8 @@ func prepareQR(q *pgstore.EdgeQR) *qrEntry {
 	}
 	e.fg, _ = qrcode.ParseRGB(q.Foreground) // zero = default colour
 	e.bg, _ = qrcode.ParseRGB(q.Background)
-	if len(q.Logo) > 0 {
-		if img, err := qrcode.DecodeLogo(q.Logo); err == nil {
-			e.logo = img
-			sum := sha256.Sum256(q.Logo)
-			e.logoHash = hex.EncodeToString(sum[:8])
-		}
-	}
+	e.logo = qrcode.NewLogo(q.Logo)
+	q.Logo = nil // held by e.logo
 	return e
 }
 
@@ -124,16 +99,18 @@ func (s *Server) qrImage(ctx *fasthttp.RequestCtx) {
 			ctx.SetBodyString("size must be an integer from 100 to 2000\n")
 			return
 		}
-		size = n
+		// Snapped to the nearest multiple of 50, as a link's own image: a
+		// loop over sizes makes at most 39 renders per format and code.
+		size = (n + linkQRStep/2) / linkQRStep * linkQRStep
 	}
 	e, ok := s.qr(ctx)
 	if !ok {
 		return
 	}
 	key := e.q.Code + "\x00" + strconv.FormatInt(int64(format), 10) + "\x00" + strconv.Itoa(size) + "\x00" +
-		e.q.Foreground + "\x00" + e.q.Background + "\x00" + e.logoHash + "\x00" + e.q.Content
+		e.q.Foreground + "\x00" + e.q.Background + "\x00" + e.logo.Key() + "\x00" + e.q.Content
 	img, err := s.cachedImage(key, func() (*qrImage, error) {
-		opt := qrcode.Options{Format: format, Size: size, Foreground: e.fg, Background: e.bg, Logo: e.logo}
+		opt := qrcode.Options{Format: format, Size: size, Foreground: e.fg, Background: e.bg, Logo: e.logo.Image()}
 		return renderQR(e.q.Content, opt)
 	})
 	if err != nil {

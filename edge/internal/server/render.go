@@ -5,7 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/pages"
 )
 
@@ -55,7 +55,7 @@ func (s *Server) plainRedirect(ctx *fasthttp.RequestCtx, url string) {
 func (s *Server) homeURL() string { return s.cfg.BaseURL + "/" }
 
 // linkNotFound: the branded domain's redirect404, else the 404 page.
-func (s *Server) linkNotFound(ctx *fasthttp.RequestCtx, dom *linkcache.Domain) {
+func (s *Server) linkNotFound(ctx *fasthttp.RequestCtx, dom *catalog.Domain) {
 	if dom != nil && dom.Redirect404 != "" {
 		s.plainRedirect(ctx, dom.Redirect404)
 		return
@@ -68,7 +68,7 @@ func (s *Server) notFoundRoute(ctx *fasthttp.RequestCtx) {
 }
 
 // expired: the domain's redirect404 when set, else 410.
-func (s *Server) expired(ctx *fasthttp.RequestCtx, l *linkcache.Link) {
+func (s *Server) expired(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 	if l.Redirect404 != "" {
 		s.plainRedirect(ctx, l.Redirect404)
 		return
@@ -88,7 +88,7 @@ func methodNotAllowed(ctx *fasthttp.RequestCtx) {
 
 // root: a branded domain's redirectroot, else the neutral landing page.
 func (s *Server) root(ctx *fasthttp.RequestCtx) {
-	dom := s.domains.Lookup(ctx.Host())
+	dom := s.cat.Domain(ctx.Host())
 	if dom != nil && dom.RedirectRoot != "" {
 		s.plainRedirect(ctx, dom.RedirectRoot)
 		return
@@ -101,7 +101,7 @@ func (s *Server) root(ctx *fasthttp.RequestCtx) {
 }
 
 // shortURL is the public address of l.
-func (s *Server) shortURL(ctx *fasthttp.RequestCtx, l *linkcache.Link) string {
+func (s *Server) shortURL(ctx *fasthttp.RequestCtx, l *catalog.Link) string {
 	if l.Host() == "" {
 		return s.cfg.BaseURL + "/" + l.Alias()
 	}
@@ -122,11 +122,11 @@ func withVisitorQuery(ctx *fasthttp.RequestCtx, dest string) string {
 	return string(appendWithQuery(nil, dest, q))
 }
 
-func (s *Server) framePage(ctx *fasthttp.RequestCtx, l *linkcache.Link, dest string) {
+func (s *Server) framePage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
 	s.page(ctx, &pages.FramePage{Title: l.MetaTitle, Destination: withVisitorQuery(ctx, dest)})
 }
 
-func (s *Server) splashPage(ctx *fasthttp.RequestCtx, l *linkcache.Link, dest string) {
+func (s *Server) splashPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
 	d := &pages.SplashPage{Destination: withVisitorQuery(ctx, dest), Counter: 5}
 	if sp := l.Splash; sp != nil {
 		d.Counter, d.Title, d.Message, d.Image, d.Link = sp.Counter, sp.Title, sp.Message, sp.Image, sp.Link
@@ -134,7 +134,7 @@ func (s *Server) splashPage(ctx *fasthttp.RequestCtx, l *linkcache.Link, dest st
 	s.page(ctx, d)
 }
 
-func (s *Server) overlayPage(ctx *fasthttp.RequestCtx, l *linkcache.Link, dest string) {
+func (s *Server) overlayPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
 	d := &pages.OverlayPage{Title: l.MetaTitle, Destination: withVisitorQuery(ctx, dest)}
 	if o := l.Overlay; o != nil {
 		d.Message, d.ButtonText, d.ButtonURL = o.Message, o.ButtonText, o.ButtonURL
@@ -143,7 +143,7 @@ func (s *Server) overlayPage(ctx *fasthttp.RequestCtx, l *linkcache.Link, dest s
 	s.page(ctx, d)
 }
 
-func (s *Server) pixelPage(ctx *fasthttp.RequestCtx, l *linkcache.Link, dest string) {
+func (s *Server) pixelPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
 	px := make([]pages.Pixel, len(l.Pixels))
 	for i, p := range l.Pixels {
 		px[i] = pages.Pixel{Type: p.Type, Tag: p.Tag}

@@ -12,6 +12,7 @@ import (
 	"kurz/shared/click"
 	"kurz/shared/clientip"
 	"kurz/shared/geoip"
+	"kurz/shared/pgstore/pgtest"
 )
 
 func TestDirectRedirect(t *testing.T) {
@@ -147,10 +148,10 @@ func (e *env) addLinkPasswordChange(id int64, pw string) {
 	hash := hashPassword(e.t, pw)
 	e.exec(`UPDATE links SET password_hash = $1 WHERE id = $2`, hash, id)
 	var host, alias string
-	if err := e.pool.QueryRow(t0(), `SELECT host, alias FROM links WHERE id = $1`, id).Scan(&host, &alias); err != nil {
+	if err := pgtest.Pool(e.store).QueryRow(t0(), `SELECT host, alias FROM links WHERE id = $1`, id).Scan(&host, &alias); err != nil {
 		e.t.Fatal(err)
 	}
-	e.links.Invalidate(host, alias)
+	e.cat.InvalidateLink(host, alias)
 }
 
 func TestPasswordThrottle(t *testing.T) {

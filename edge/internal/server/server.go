@@ -23,20 +23,19 @@ import (
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/pages"
 	"kurz/shared/chstore"
 	"kurz/shared/click"
 	"kurz/shared/clientip"
-	"kurz/shared/pgstore"
 )
 
 // Config wires a Server.
 type Config struct {
-	Log     *slog.Logger
-	Store   *pgstore.Store
-	Links   *linkcache.Cache
-	Domains *linkcache.Domains
+	Log *slog.Logger
+	// Catalog is everything the edge caches of PostgreSQL: links,
+	// domains, campaigns, QR codes.
+	Catalog *catalog.Catalog
 	Pages   *pages.Pages
 	// BaseURL is the default short domain's scheme://host (KURZ_BASE_URL).
 	BaseURL  string
@@ -64,14 +63,19 @@ type Config struct {
 	// per PasswordWindow; defaults 5 per minute.
 	PasswordAttempts int
 	PasswordWindow   time.Duration
+	// PasswordLinkAttempts wrong passwords are allowed per link per
+	// PasswordWindow across all clients; default 30 (pwlimit.go).
+	PasswordLinkAttempts int
+	// PasswordChecksPerSecond is the edge's argon2 budget; default: a
+	// quarter of GOMAXPROCS, measured on the first check.
+	PasswordChecksPerSecond float64
 }
 
 // Server serves the edge's routes.
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
-	links    *linkcache.Cache
-	domains  *linkcache.Domains
+	cat      *catalog.Catalog
 	pages    *pages.Pages
 	resolver *clientip.Resolver
 	router   *router.Router
@@ -86,10 +90,9 @@ type Server struct {
 	countryFromProxies bool
 
 	pwSem     chan struct{}
-	pwLimiter *limiter
-	campaigns *objectCache[*pgstore.EdgeCampaign]
+	passwords *pwGuard
 	rotations rotations
-	qrs       *objectCache[*qrEntry]
+	qrs       *catalog.QRCodes[*qrEntry]
 	qrImages  *imageCache
 	qrRender  *renderGate
 	stats     *statsCache
@@ -100,8 +103,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	if cfg.Store == nil || cfg.Links == nil || cfg.Domains == nil || cfg.Pages == nil {
-		return nil, errors.New("server: Store, Links, Domains and Pages are required")
+	if cfg.Catalog == nil || cfg.Pages == nil {
+		return nil, errors.New("server: Catalog and Pages are required")
 	}
 	if cfg.Resolver == nil {
 		cfg.Resolver = clientip.New(nil)
@@ -122,13 +125,12 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		log:       cfg.Log,
-		links:     cfg.Links,
-		domains:   cfg.Domains,
+		cat:       cfg.Catalog,
 		pages:     cfg.Pages,
 		resolver:  cfg.Resolver,
 		secure:    strings.HasPrefix(cfg.BaseURL, "https://"),
 		pwSem:     make(chan struct{}, cfg.PasswordWorkers),
-		pwLimiter: newLimiter(cfg.PasswordAttempts, cfg.PasswordWindow, 100_000),
+		passwords: newPWGuard(cfg),
 	}
 	s.hits.New = func() any { return new(click.Hit) }
 	s.countryHeader = []byte(cfg.CountryHeader)
@@ -141,10 +143,7 @@ func New(cfg Config) (*Server, error) {
 	// password checks, so a burst of image requests cannot starve redirects.
 	s.qrRender = newRenderGate(max(runtime.GOMAXPROCS(0)/2, 1))
 	var err error
-	if s.campaigns, err = newObjectCache[*pgstore.EdgeCampaign](4 << 20); err != nil {
-		return nil, err
-	}
-	if s.qrs, err = newObjectCache[*qrEntry](16 << 20); err != nil {
+	if s.qrs, err = catalog.NewQRCodes(cfg.Catalog, 16<<20, prepareQR, qrCost); err != nil {
 		return nil, err
 	}
 	if s.qrImages, err = newImageCache(64 << 20); err != nil {
@@ -159,8 +158,6 @@ func New(cfg Config) (*Server, error) {
 
 // Close releases the server's caches.
 func (s *Server) Close() {
-	s.campaigns.close()
-	s.qrs.close()
 	s.qrImages.close()
 	s.stats.close()
 }

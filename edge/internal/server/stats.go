@@ -11,7 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"golang.org/x/sync/singleflight"
 
-	"kurz/edge/internal/linkcache"
+	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/pages"
 	"kurz/shared/chstore"
 )
@@ -150,7 +150,7 @@ func (s *Server) statsPage(ctx *fasthttp.RequestCtx, alias []byte) {
 // statsData is the page of l's summary. The destination is shown (the
 // owner made the link public), except for password-protected links,
 // whose password guards exactly that.
-func (s *Server) statsData(ctx *fasthttp.RequestCtx, l *linkcache.Link, sum *chstore.Summary) *pages.StatsPage {
+func (s *Server) statsData(ctx *fasthttp.RequestCtx, l *catalog.Link, sum *chstore.Summary) *pages.StatsPage {
 	d := &pages.StatsPage{
 		Title: l.MetaTitle, Alias: l.Alias(), ShortURL: s.shortURL(ctx, l),
 		Clicks: sum.Clicks, UniqueClicks: sum.UniqueClicks,

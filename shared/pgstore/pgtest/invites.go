@@ -13,7 +13,7 @@ import (
 func Invite(t testing.TB, st *pgstore.Store, hash []byte) *pgstore.Invite {
 	t.Helper()
 	var inv pgstore.Invite
-	err := st.Pool().QueryRow(context.Background(),
+	err := Pool(st).QueryRow(context.Background(),
 		`SELECT id, uses_left, used, expires_at, created_at FROM invites WHERE code_hash = $1`, hash).
 		Scan(&inv.ID, &inv.UsesLeft, &inv.Used, &inv.ExpiresAt, &inv.CreatedAt)
 	if err != nil {

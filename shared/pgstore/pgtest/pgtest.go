@@ -99,7 +99,9 @@ func dropAtCleanup(t testing.TB, admin, name string) {
 func Store(t testing.TB) (*pgstore.Store, string) {
 	t.Helper()
 	pool, dsn := New(t)
-	return pgstore.New(pool), dsn
+	st := Wrap(pool)
+	t.Cleanup(func() { pools.Delete(st) })
+	return st, dsn
 }
 
 func withDB(t testing.TB, dsn, db string) string {

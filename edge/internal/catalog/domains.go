@@ -1,4 +1,4 @@
-package linkcache
+package catalog
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"kurz/shared/link"
-	"kurz/shared/pgstore"
 )
 
 // Domain is a branded domain as the edge serves it.
@@ -17,26 +16,26 @@ type Domain struct {
 	Redirect404  string // validated; '' = none
 }
 
-// Domains is the set of branded domains, swapped whole on reload. Every
+// domainSet is the set of branded domains, swapped whole on reload. Every
 // domain is held, so the Host header of a request (attacker-controlled)
 // never causes a database query.
-type Domains struct {
+type domainSet struct {
 	byHost   atomic.Pointer[map[string]*Domain]
 	reserved string // the default domain's name (link.HostName)
 }
 
-// NewDomains returns an empty set (everything is the default domain).
+// newDomainSet returns an empty set (everything is the default domain).
 // baseHost is the default domain's host[:port]: no branded domain is ever
 // served under its name, whatever port either carries.
-func NewDomains(baseHost string) *Domains {
-	d := &Domains{reserved: link.HostName(baseHost)}
+func newDomainSet(baseHost string) *domainSet {
+	d := &domainSet{reserved: link.HostName(baseHost)}
 	d.byHost.Store(&map[string]*Domain{})
 	return d
 }
 
-// Reload reads every branded domain from store.
-func (d *Domains) Reload(ctx context.Context, store *pgstore.Store) error {
-	rows, err := store.EdgeDomains(ctx)
+// reload reads every branded domain from src.
+func (d *domainSet) reload(ctx context.Context, src Source) error {
+	rows, err := src.EdgeDomains(ctx)
 	if err != nil {
 		return fmt.Errorf("reload domains: %w", err)
 	}
@@ -64,10 +63,10 @@ func (d *Domains) Reload(ctx context.Context, store *pgstore.Store) error {
 	return nil
 }
 
-// Lookup returns the branded domain named by a Host header (compared
+// lookup returns the branded domain named by a Host header (compared
 // case-insensitively; the port is tried exact, then ignored), or nil for
 // the default domain. It does not allocate.
-func (d *Domains) Lookup(hostHeader []byte) *Domain {
+func (d *domainSet) lookup(hostHeader []byte) *Domain {
 	m := *d.byHost.Load()
 	if len(m) == 0 || len(hostHeader) == 0 || len(hostHeader) > 255 {
 		return nil
@@ -94,8 +93,8 @@ func (d *Domains) Lookup(hostHeader []byte) *Domain {
 	return nil
 }
 
-// Len returns the number of branded domains.
-func (d *Domains) Len() int {
+// len returns the number of branded domains.
+func (d *domainSet) len() int {
 	seen := map[*Domain]bool{}
 	for _, dom := range *d.byHost.Load() {
 		seen[dom] = true

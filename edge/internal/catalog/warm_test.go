@@ -1,4 +1,4 @@
-package linkcache
+package catalog
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"kurz/shared/link"
 	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
 	"kurz/shared/target"
@@ -14,22 +15,22 @@ import (
 
 // newTestCache returns a cache over a fresh database holding n direct
 // links w0..w{n-1} to https://example.com/{i}.
-func newTestCache(t *testing.T, n int) (*Cache, *pgstore.Store) {
+func newTestCache(t *testing.T, n int) (*Catalog, *pgstore.Store) {
 	t.Helper()
 	store, _ := pgtest.Store(t)
 	ctx := context.Background()
 	var uid int64
-	err := store.Pool().QueryRow(ctx, `INSERT INTO users (email, username, plan, api_key_hash)
+	err := pgtest.Pool(store).QueryRow(ctx, `INSERT INTO users (email, username, plan, api_key_hash)
 		VALUES ('w@example.com', 'warm', 'free', 'k') RETURNING id`).Scan(&uid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = store.Pool().Exec(ctx, `INSERT INTO links (user_id, alias, long_url)
+	_, err = pgtest.Pool(store).Exec(ctx, `INSERT INTO links (user_id, alias, long_url)
 		SELECT $1, 'w' || i, 'https://example.com/' || i FROM generate_series(0, $2 - 1) i`, uid, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(store, slog.New(slog.DiscardHandler), Config{MaxBytes: 8 << 20})
+	c, err := New(store, Config{Log: slog.New(slog.DiscardHandler), MaxBytes: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestWarmCachesEveryLink(t *testing.T) {
 		t.Fatalf("stats %+v, want %d links, 0 skipped", st, n)
 	}
 	for i := range n {
-		l, ok := c.Get("", fmt.Appendf(nil, "w%d", i))
+		l, ok := c.Link("", fmt.Appendf(nil, "w%d", i))
 		if !ok {
 			t.Fatalf("w%d not cached", i)
 		}
@@ -82,7 +83,7 @@ func TestWarmInvalidationWins(t *testing.T) {
 	c, store := newTestCache(t, 100)
 	first := true
 	var changed string
-	c.warmRowHook = func(row *pgstore.EdgeLink) {
+	c.warm.rowHook = func(row *link.EdgeLink) {
 		if !first {
 			return
 		}
@@ -90,19 +91,19 @@ func TestWarmInvalidationWins(t *testing.T) {
 		// Rows arrive most recent first; change a link the stream has
 		// already read, as an admin write + NOTIFY would.
 		changed = row.Alias
-		if _, err := store.Pool().Exec(context.Background(),
+		if _, err := pgtest.Pool(store).Exec(context.Background(),
 			`UPDATE links SET long_url = 'https://example.com/new' WHERE alias = $1`, changed); err != nil {
 			t.Error(err)
 		}
-		c.Invalidate("", changed)
+		c.InvalidateLink("", changed)
 	}
 	if _, err := c.Warm(context.Background(), 1000); err != nil {
 		t.Fatal(err)
 	}
-	if l, ok := c.Get("", []byte(changed)); ok && l.Dest() != "https://example.com/new" {
+	if l, ok := c.Link("", []byte(changed)); ok && l.Dest() != "https://example.com/new" {
 		t.Fatalf("%s cached with the warm-up's stale row: %q", changed, l.Dest())
 	}
-	l, err := c.Load(context.Background(), "", changed)
+	l, err := c.LoadLink(context.Background(), "", changed)
 	if err != nil || l.Dest() != "https://example.com/new" {
 		t.Fatalf("load after warm-up: %v %v", l, err)
 	}
@@ -113,10 +114,10 @@ func TestWarmInvalidationWins(t *testing.T) {
 func TestWarmRestartsAfterClear(t *testing.T) {
 	c, _ := newTestCache(t, 100)
 	clears := 0
-	c.warmRowHook = func(*pgstore.EdgeLink) {
+	c.warm.rowHook = func(*link.EdgeLink) {
 		if clears == 0 {
 			clears++
-			c.Clear()
+			c.links.clear()
 		}
 	}
 	st, err := c.Warm(context.Background(), 1000)
@@ -128,25 +129,25 @@ func TestWarmRestartsAfterClear(t *testing.T) {
 	}
 }
 
-func TestInvalidateIDResolvesInDatabase(t *testing.T) {
+func TestInvalidateLinksResolvesInDatabase(t *testing.T) {
 	c, store := newTestCache(t, 5)
 	if _, err := c.Warm(context.Background(), 10); err != nil {
 		t.Fatal(err)
 	}
 	var id int64
-	if err := store.Pool().QueryRow(context.Background(), `SELECT id FROM links WHERE alias = 'w3'`).Scan(&id); err != nil {
+	if err := pgtest.Pool(store).QueryRow(context.Background(), `SELECT id FROM links WHERE alias = 'w3'`).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	c.InvalidateID(context.Background(), id)
+	c.invalidateLinks(context.Background(), []int64{id})
 	c.Wait()
-	if _, ok := c.Get("", []byte("w3")); ok {
-		t.Fatal("w3 still cached after InvalidateID")
+	if _, ok := c.Link("", []byte("w3")); ok {
+		t.Fatal("w3 still cached after invalidateLinks")
 	}
-	if _, ok := c.Get("", []byte("w2")); !ok {
-		t.Fatal("InvalidateID dropped another link")
+	if _, ok := c.Link("", []byte("w2")); !ok {
+		t.Fatal("invalidateLinks dropped another link")
 	}
-	c.InvalidateID(context.Background(), 1<<40) // unknown id: nothing happens
-	if _, ok := c.Get("", []byte("w2")); !ok {
+	c.invalidateLinks(context.Background(), []int64{1 << 40}) // unknown id: nothing happens
+	if _, ok := c.Link("", []byte("w2")); !ok {
 		t.Fatal("an unknown id dropped a link")
 	}
 }
@@ -165,7 +166,7 @@ func TestLinkSize(t *testing.T) {
 func TestWarmCompilesLikeALoad(t *testing.T) {
 	c, store := newTestCache(t, 0)
 	ctx := context.Background()
-	db := store.Pool()
+	db := pgtest.Pool(store)
 	var uid int64
 	if err := db.QueryRow(ctx, `SELECT id FROM users`).Scan(&uid); err != nil {
 		t.Fatal(err)
@@ -200,7 +201,7 @@ func TestWarmCompilesLikeALoad(t *testing.T) {
 			host = "go.brand.test"
 		}
 		alias := fmt.Sprintf("r%d", i)
-		warm, ok := c.Get(host, []byte(alias))
+		warm, ok := c.Link(host, []byte(alias))
 		if !ok {
 			t.Fatalf("%s/%s not cached by the warm-up", host, alias)
 		}
@@ -232,22 +233,22 @@ func TestWarmCompilesLikeALoad(t *testing.T) {
 // the load's second check the stale row would stay cached.
 func TestLoadInvalidationWins(t *testing.T) {
 	c, store := newTestCache(t, 1)
-	c.loadSetHook = func() {
-		if _, err := store.Pool().Exec(context.Background(),
+	c.links.vers.beforeSet = func() {
+		if _, err := pgtest.Pool(store).Exec(context.Background(),
 			`UPDATE links SET long_url = 'https://example.com/new' WHERE alias = 'w0'`); err != nil {
 			t.Error(err)
 		}
-		c.Invalidate("", "w0")
+		c.InvalidateLink("", "w0")
 	}
-	if _, err := c.Load(context.Background(), "", "w0"); err != nil {
+	if _, err := c.LoadLink(context.Background(), "", "w0"); err != nil {
 		t.Fatal(err)
 	}
-	c.loadSetHook = nil
+	c.links.vers.beforeSet = nil
 	c.Wait()
-	if l, ok := c.Get("", []byte("w0")); ok {
+	if l, ok := c.Link("", []byte("w0")); ok {
 		t.Fatalf("w0 cached with the row read before the change: %q", l.Dest())
 	}
-	l, err := c.Load(context.Background(), "", "w0")
+	l, err := c.LoadLink(context.Background(), "", "w0")
 	if err != nil || l.Dest() != "https://example.com/new" {
 		t.Fatalf("load after the change: %v %v", l, err)
 	}

@@ -1,16 +1,16 @@
-package linkcache
+package catalog
 
 import (
 	"testing"
 
-	"kurz/shared/pgstore"
+	"kurz/shared/link"
 )
 
 // Status travels into the flags byte: public links have their stats page,
 // negative entries are neither.
 func TestLinkFlags(t *testing.T) {
 	for _, public := range []bool{true, false} {
-		l, _, err := Compile(&pgstore.EdgeLink{ID: 1, Alias: "a", LongURL: "https://example.com/", Type: "direct", Public: public})
+		l, _, err := Compile(&link.EdgeLink{ID: 1, Alias: "a", LongURL: "https://example.com/", Type: "direct", Public: public})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,4 @@
-// Package linkcache holds the edge's in-memory view of PostgreSQL: links
-// compiled for the hot path, branded domains, and the loader that fills
-// misses. Compile on write, match on read: everything a request needs
-// (destination with parameters applied, targeting tables, page content) is
-// prepared when a link enters the cache, so a hit parses nothing and
-// allocates nothing.
-package linkcache
+package catalog
 
 import (
 	"errors"
@@ -15,7 +9,6 @@ import (
 	"time"
 
 	"kurz/shared/link"
-	"kurz/shared/pgstore"
 	"kurz/shared/target"
 )
 
@@ -81,9 +74,9 @@ type Extra struct {
 	MetaDescription string
 	MetaImage       string
 
-	Pixels      []pgstore.EdgePixel
-	Splash      *pgstore.EdgeSplash
-	Overlay     *pgstore.EdgeOverlay
+	Pixels      []link.EdgePixel
+	Splash      *link.EdgeSplash
+	Overlay     *link.EdgeOverlay
 	Redirect404 string // the branded domain's not-found redirect; '' when none
 }
 
@@ -155,7 +148,7 @@ func packStrings(host, alias, dest string) string { return host + alias + dest }
 // this guards the Location header against rows written some other way).
 // Invalid targeting rules are dropped rather than failing the link.
 // cost is the entry's estimated size for ristretto's byte budget.
-func Compile(in *pgstore.EdgeLink) (l *Link, cost int64, err error) {
+func Compile(in *link.EdgeLink) (l *Link, cost int64, err error) {
 	l = new(Link)
 	if cost, err = compileInto(l, in, nil); err != nil {
 		return nil, 0, err
@@ -163,11 +156,9 @@ func Compile(in *pgstore.EdgeLink) (l *Link, cost int64, err error) {
 	return l, cost, nil
 }
 
-// compileInto is Compile writing into l, with pack placing the strings
-// (the warm-up packs a whole batch into one slab).
 // compileInto is Compile into l; the strings l keeps go into sl (a warm-up
 // batch's slab), or onto the heap when sl is nil.
-func compileInto(l *Link, in *pgstore.EdgeLink, sl *slab) (int64, error) {
+func compileInto(l *Link, in *link.EdgeLink, sl *slab) (int64, error) {
 	dest, err := withParams(in.LongURL, in.Parameters)
 	if err != nil {
 		return 0, fmt.Errorf("compile link %d: long url: %w", in.ID, err)
@@ -235,12 +226,12 @@ const linkOverhead = 256
 
 // estimateCost approximates the bytes the entry keeps alive; ristretto's
 // MaxCost is a byte budget.
-func (l *Link) estimateCost(in *pgstore.EdgeLink) int64 {
+func (l *Link) estimateCost(in *link.EdgeLink) int64 {
 	n := linkOverhead + len(l.strs)
 	if l.Extra != noExtra {
 		n += 128 + len(l.PasswordHash) + len(l.MetaTitle) + len(l.MetaDescription) + len(l.MetaImage) + len(l.Redirect404)
 	}
-	for _, t := range [][]pgstore.EdgeTarget{in.Geo, in.Device, in.Language} {
+	for _, t := range [][]link.EdgeTarget{in.Geo, in.Device, in.Language} {
 		for _, r := range t {
 			n += 48 + 2*len(r.URL) + len(r.Key)
 		}
@@ -258,7 +249,7 @@ func (l *Link) estimateCost(in *pgstore.EdgeLink) int64 {
 	return int64(n)
 }
 
-func rules(in []pgstore.EdgeTarget, params []pgstore.EdgeParam, sl *slab) []target.Rule {
+func rules(in []link.EdgeTarget, params []link.Param, sl *slab) []target.Rule {
 	var out []target.Rule
 	for _, r := range in {
 		if u := paramURL(r.URL, params); u != "" {
@@ -270,7 +261,7 @@ func rules(in []pgstore.EdgeTarget, params []pgstore.EdgeParam, sl *slab) []targ
 
 // paramURL is withParams, or ” for an empty or unsafe URL (the rule is
 // then dropped).
-func paramURL(raw string, params []pgstore.EdgeParam) string {
+func paramURL(raw string, params []link.Param) string {
 	if raw == "" {
 		return ""
 	}
@@ -299,7 +290,7 @@ var errBadParam = errors.New("parameter makes the url invalid")
 // parameter replaces every same-named pair already in the URL (the link's
 // parameters are the owner's latest word), other pairs keep their order,
 // and the fragment stays last.
-func withParams(raw string, params []pgstore.EdgeParam) (string, error) {
+func withParams(raw string, params []link.Param) (string, error) {
 	s, err := link.ValidURL(raw)
 	if err != nil {
 		return "", err
@@ -350,7 +341,7 @@ func pairName(pair string) string {
 	return name
 }
 
-func hasParam(params []pgstore.EdgeParam, name string) bool {
+func hasParam(params []link.Param, name string) bool {
 	for _, p := range params {
 		if p.Name == name {
 			return true
