@@ -29,7 +29,8 @@ func TestServeRefusesDevSecret(t *testing.T) {
 		{"development value", "kurz-dev-secret-change-me", "", true},
 		{"KURZ_DEV other than 1", "", "yes", true},
 		{"unset, KURZ_DEV=1", "", "1", false},
-		{"set", "a-long-random-production-secret", "", false},
+		{"set", "a-long-random-production-secret-0123456789", "", false},
+		{"too short", "short-secret", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

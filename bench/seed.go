@@ -42,7 +42,7 @@ func seedCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.out, "out", "aliases.tsv", "alias file to write (host, alias, kind)")
 	fs.StringVar(&c.via, "via", "pg", "pg: COPY straight into PostgreSQL (fast, documented bulk path); api: POST /api/url/add")
 	fs.StringVar(&c.databaseURL, "database-url", os.Getenv("KURZ_DATABASE_URL"), "PostgreSQL URL (--via pg)")
-	fs.BoolVar(&c.noNotify, "no-notify", false, "--via pg: skip the per-row change notices (the links table's owner only; locks links until the commit). Only when no edge serves these links yet or every edge restarts afterwards: a running edge keeps what it cached")
+	fs.BoolVar(&c.noNotify, "no-notify", false, "--via pg: skip the per-row change notices (the links table's owner only; locks links until the commit). Only when no edge serves these links yet or every edge restarts afterwards: a running edge keeps what it cached, and answers 404 for the new links (its set of existing aliases never heard of them)")
 	fs.Int64Var(&c.userID, "user-id", 0, "owner of the links (--via pg; the id 'admin user create' printed)")
 	fs.StringVar(&c.adminURL, "admin", "http://127.0.0.1:8081", "admin API base URL (--via api)")
 	fs.StringVar(&c.key, "key", os.Getenv("KURZ_BENCH_KEY"), "API key made with --rate-limit 0 (--via api)")

@@ -54,7 +54,7 @@ func startEdge(t *testing.T, dsn, chDSN string) string {
 	cmd.Env = append(os.Environ(),
 		"KURZ_DATABASE_URL="+dsn, "KURZ_CLICKHOUSE_URL="+chDSN, "KURZ_EDGE_ADDR="+addr,
 		"KURZ_BASE_URL=http://kurz.test", "KURZ_SPOOL_DIR="+filepath.Join(t.TempDir(), "spool"),
-		"KURZ_SECRET=two-edges-test", "KURZ_LOG_LEVEL=warn")
+		"KURZ_SECRET=two-edges-test-secret-0123456789abcdef", "KURZ_LOG_LEVEL=warn")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

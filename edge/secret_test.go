@@ -35,7 +35,8 @@ func TestServeRefusesDevSecret(t *testing.T) {
 		{"development value", []string{"KURZ_SECRET=kurz-dev-secret-change-me"}, true},
 		{"KURZ_DEV other than 1", []string{"KURZ_DEV=true"}, true},
 		{"unset, KURZ_DEV=1", []string{"KURZ_DEV=1"}, false},
-		{"set", []string{"KURZ_SECRET=a-long-random-production-secret"}, false},
+		{"set", []string{"KURZ_SECRET=a-long-random-production-secret-0123456789"}, false},
+		{"too short", []string{"KURZ_SECRET=short-secret"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +59,8 @@ func TestServeRefusesDevSecret(t *testing.T) {
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 				t.Fatalf("exit: %v, want status 1: %s", err, out)
 			}
-			if refused := strings.Contains(string(out), "KURZ_SECRET is not set"); refused != tt.refused {
+			refused := strings.Contains(string(out), "KURZ_SECRET is not set") || strings.Contains(string(out), "KURZ_SECRET is too short")
+			if refused != tt.refused {
 				t.Fatalf("refused for KURZ_SECRET: %v, want %v; output: %s", refused, tt.refused, out)
 			}
 			if !tt.refused && !strings.Contains(string(out), "address already in use") {

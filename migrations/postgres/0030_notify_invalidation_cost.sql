@@ -11,6 +11,11 @@
 --   of them instead of one per link. The ids are split over several
 --   notices only past ~7000 bytes (pg_notify's payload limit is 8000),
 --   about a thousand links.
+--
+-- Deploy order: upgrade the edges before running `admin migrate` for this
+-- file. New edges read both the old notices and these; an edge still on
+-- the old code reads a link_pixels notice without "id" as link 0 and keeps
+-- the link's stale pixel set until its next resync.
 CREATE OR REPLACE FUNCTION kurz_notify_change() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE

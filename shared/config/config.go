@@ -161,13 +161,26 @@ func load(get func(string) string) (*Config, error) {
 // run: with a publicly known key anyone can forge password cookies and
 // link visitor hashes across days. It is checked by `serve` only, so CLI
 // commands that never use the secret (migrate, user create, …) still run.
+//
+// Outside a development run the secret must also be at least
+// MinSecretBytes long: a short one can be found by guessing, offline, from
+// a single password cookie.
 func (c *Config) CheckSecret() error {
-	if c.Secret != DevSecret || c.Dev {
+	switch {
+	case c.Dev:
 		return nil
+	case c.Secret == DevSecret:
+		return errors.New("KURZ_SECRET is not set (or is the development value): set it to a long random string, " +
+			"e.g. `openssl rand -base64 48`; only a development run may go without it, with KURZ_DEV=1")
+	case len(c.Secret) < MinSecretBytes:
+		return fmt.Errorf("KURZ_SECRET is too short (%d bytes, at least %d needed): set it to a long random string, "+
+			"e.g. `openssl rand -base64 48`", len(c.Secret), MinSecretBytes)
 	}
-	return errors.New("KURZ_SECRET is not set (or is the development value): set it to a long random string, " +
-		"e.g. `openssl rand -hex 32`; only a development run may go without it, with KURZ_DEV=1")
+	return nil
 }
+
+// MinSecretBytes is the shortest KURZ_SECRET a production run accepts.
+const MinSecretBytes = 32
 
 func or(v, def string) string {
 	if strings.TrimSpace(v) == "" {

@@ -107,8 +107,11 @@ func TestCheckSecret(t *testing.T) {
 		{"unset, KURZ_DEV=0", map[string]string{"KURZ_DEV": "0"}, false},
 		{"unset, KURZ_DEV=1", map[string]string{"KURZ_DEV": "1"}, true},
 		{"development value, KURZ_DEV=1", map[string]string{"KURZ_SECRET": DevSecret, "KURZ_DEV": " 1 "}, true},
-		{"set", map[string]string{"KURZ_SECRET": "a-long-random-production-secret"}, true},
-		{"set, KURZ_DEV=1", map[string]string{"KURZ_SECRET": "a-long-random-production-secret", "KURZ_DEV": "1"}, true},
+		{"set", map[string]string{"KURZ_SECRET": strings.Repeat("s", MinSecretBytes)}, true},
+		{"too short", map[string]string{"KURZ_SECRET": strings.Repeat("s", MinSecretBytes-1)}, false},
+		{"trivially short", map[string]string{"KURZ_SECRET": "x"}, false},
+		{"too short, KURZ_DEV=1", map[string]string{"KURZ_SECRET": "short", "KURZ_DEV": "1"}, true},
+		{"set, KURZ_DEV=1", map[string]string{"KURZ_SECRET": strings.Repeat("s", MinSecretBytes), "KURZ_DEV": "1"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +123,7 @@ func TestCheckSecret(t *testing.T) {
 			if (err == nil) != tt.ok {
 				t.Fatalf("CheckSecret() = %v, want ok %v", err, tt.ok)
 			}
-			if err != nil && !strings.Contains(err.Error(), "KURZ_SECRET") {
+			if err != nil && (!strings.Contains(err.Error(), "KURZ_SECRET") || !strings.Contains(err.Error(), "openssl rand")) {
 				t.Fatalf("error does not name KURZ_SECRET: %v", err)
 			}
 		})

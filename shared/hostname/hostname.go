@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"kurz/shared/link"
 )
 
 // lookup maps a name as browsers do for a lookup: UTS #46 mapping
@@ -21,16 +23,40 @@ var lookup = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.Strict
 // Key is host (a URL's host: name[:port], an IPv6 literal in brackets)
 // in the one form under which browsers treat it as the same origin host:
 // the name mapped to lower-case ASCII (punycode for international names)
-// without a trailing dot, and the port unless it is 80 or 443 (either
-// scheme's default: a URL naming one of them reaches the same listener as
-// one naming none). An unmappable name is still returned lower case: it
-// can then only equal a name that is itself invalid.
+// without a trailing dot, and the port read as a number (a URL may spell
+// it with leading zeros, or leave it empty for the default) unless it is
+// 80 or 443. Either is dropped whatever the scheme: a URL naming one of
+// them reaches the same listener as one naming none, and for a loop check
+// calling too many URLs ours is safe, too few is not. An unmappable name
+// is still returned lower case: it can then only equal a name that is
+// itself invalid.
 func Key(host string) string {
 	name, port := Split(host)
-	if port == ":80" || port == ":443" {
-		port = ""
+	return Name(name) + Port(port)
+}
+
+// Port is ":port" (as Split returns it) with the number in its shortest
+// form, or "" for none, an empty port or a default one (80, 443). A port
+// that is not all digits (no valid URL has one) is kept as written.
+func Port(port string) string {
+	digits := strings.TrimPrefix(port, ":")
+	if digits == "" {
+		return ""
 	}
-	return Name(name) + port
+	for i := 0; i < len(digits); i++ {
+		if c := digits[i]; c < '0' || c > '9' {
+			return port
+		}
+	}
+	// Trimming zeros, not strconv, so that no length overflows.
+	digits = strings.TrimLeft(digits, "0")
+	switch digits {
+	case "":
+		return ":0"
+	case "80", "443":
+		return ""
+	}
+	return ":" + digits
 }
 
 // Name is the mapped form of a host name without a port (see Key).
@@ -63,16 +89,4 @@ func NameOf(host string) string {
 
 // Split splits host into its name and ":port" ("" when there is none);
 // IPv6 literals keep their brackets ("[::1]:80" → "[::1]", ":80").
-func Split(host string) (name, port string) {
-	i := strings.LastIndexByte(host, ':')
-	if i < 0 {
-		return host, ""
-	}
-	if strings.HasPrefix(host, "[") { // IPv6 literal: a port only right after ']'
-		if j := strings.IndexByte(host, ']'); j >= 0 && i == j+1 {
-			return host[:i], host[i:]
-		}
-		return host, ""
-	}
-	return host[:i], host[i:]
-}
+func Split(host string) (name, port string) { return link.SplitHost(host) }

@@ -29,6 +29,29 @@ func TestKey(t *testing.T) {
 	}
 }
 
+// A URL parser accepts a port as any run of digits, and an empty one;
+// browsers read it as a number, so every spelling of the default port is
+// the default port.
+func TestKeyPortSpellings(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"example.com:", "example.com"},
+		{"example.com:0443", "example.com"},
+		{"example.com:00080", "example.com"},
+		{"example.com:000000000000000000000443", "example.com"},
+		{"EXAMPLE.com.:0443", "example.com"},
+		{"example.com:08080", "example.com:8080"},
+		{"example.com:0", "example.com:0"},
+		{"example.com:000", "example.com:0"},
+		{"[::1]:", "[::1]"},
+		{"[::1]:0443", "[::1]"},
+		{"[::1]:08080", "[::1]:8080"},
+	} {
+		if got := Key(tc.in); got != tc.want {
+			t.Errorf("Key(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestNameOf(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"go.example.com:8443", "go.example.com"},

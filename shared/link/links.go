@@ -378,12 +378,3 @@ func SortedIDs(ids []int64) []int64 {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// HostVariants returns the spellings under which a host may be stored for
-// the same site: itself without a default port, and with :80 and :443.
-// Used to match a URL's host against branded domains.
-func HostVariants(host string) []string {
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	h = strings.TrimSuffix(strings.TrimSuffix(h, ":80"), ":443")
-	return []string{h, h + ":80", h + ":443"}
-}

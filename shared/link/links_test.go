@@ -175,15 +175,6 @@ func TestShortURL(t *testing.T) {
 	}
 }
 
-func TestHostVariants(t *testing.T) {
-	want := []string{"go.example.com", "go.example.com:80", "go.example.com:443"}
-	for _, in := range []string{"go.example.com", "GO.example.com:443", "go.example.com:80", "go.example.com."} {
-		if got := HostVariants(in); !reflect.DeepEqual(got, want) {
-			t.Errorf("HostVariants(%q) = %v", in, got)
-		}
-	}
-}
-
 func TestRefError(t *testing.T) {
 	if got := (&RefError{Field: "pixels", ID: 4}).Error(); got != "pixels: 4 is not one of your pixels" {
 		t.Error(got)

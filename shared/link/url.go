@@ -63,36 +63,21 @@ func HostOf(valid string) string {
 	return strings.ToLower(u.Host)
 }
 
-// HostMatches reports whether the URL's host equals host (case-insensitive;
-// a default port on either side and a trailing dot on the name are
-// ignored, as the edge ignores them). Used to refuse long URLs that point
-// back at our own short-link hosts, which would loop.
-func HostMatches(valid, host string) bool {
-	return hostKey(HostOf(valid)) == hostKey(host)
-}
-
-// hostKey is host[:port] lower case, without a default port or a trailing
-// dot on the name.
-func hostKey(h string) string {
-	h = strings.ToLower(h)
-	h = strings.TrimSuffix(h, ":80")
-	h = strings.TrimSuffix(h, ":443")
-	name, port := splitPort(h)
-	return strings.TrimSuffix(name, ".") + port
-}
-
 // HostName is host (host[:port]) without its port and without a trailing
 // dot, lower case: the name a Host header carries whatever its port. The
 // edge ignores the port when no domain claims it exactly, so names, not
-// hosts, must be unique and must not be the default domain's.
+// hosts, must be unique and must not be the default domain's. It folds
+// ASCII only; comparisons of hosts a browser may spell in Unicode or
+// full-width forms (loop checks) use shared/hostname, which owns the
+// IDNA mapping so that this package stays standard-library only.
 func HostName(host string) string {
-	name, _ := splitPort(strings.ToLower(host))
+	name, _ := SplitHost(strings.ToLower(host))
 	return strings.TrimSuffix(name, ".")
 }
 
-// splitPort splits "name:port" into "name" and ":port"; IPv6 literals keep
-// their brackets ("[::1]:80" -> "[::1]", ":80").
-func splitPort(h string) (name, port string) {
+// SplitHost splits "name:port" into "name" and ":port" ("" when there is
+// none); IPv6 literals keep their brackets ("[::1]:80" -> "[::1]", ":80").
+func SplitHost(h string) (name, port string) {
 	i := strings.LastIndexByte(h, ':')
 	if i < 0 {
 		return h, ""

@@ -40,25 +40,3 @@ func TestValidURL(t *testing.T) {
 		})
 	}
 }
-
-func TestHostMatches(t *testing.T) {
-	tests := []struct {
-		url, host string
-		want      bool
-	}{
-		{"https://sho.rt/abc", "sho.rt", true},
-		{"https://SHO.RT:443/abc", "sho.rt", true},
-		{"http://sho.rt:80/abc", "sho.rt:443", true},
-		{"https://sho.rt./abc", "sho.rt", true}, // the edge ignores the trailing dot: a loop
-		{"https://sho.rt.:443/abc", "sho.rt", true},
-		{"https://sho.rt:8443/abc", "sho.rt", false},
-		{"https://sho.rt.example/abc", "sho.rt", false},
-		{"https://sho.rt.evil.com/", "sho.rt", false},
-		{"https://[::1]:8080/", "[::1]:8080", true},
-	}
-	for _, tt := range tests {
-		if got := HostMatches(tt.url, tt.host); got != tt.want {
-			t.Errorf("HostMatches(%q, %q) = %v, want %v", tt.url, tt.host, got, tt.want)
-		}
-	}
-}

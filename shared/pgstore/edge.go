@@ -232,64 +232,20 @@ func (s *Store) EdgeDomains(ctx context.Context) ([]link.EdgeDomain, error) {
 	return out, nil
 }
 
-const edgeCampaignColumns = `c.id, c.user_id, c.name, COALESCE(c.slug, ''), u.username, c.public`
-
-func (s *Store) edgeCampaign(ctx context.Context, where string, args ...any) (*link.EdgeCampaign, error) {
-	var c link.EdgeCampaign
-	err := s.pool.QueryRow(ctx, `SELECT `+edgeCampaignColumns+` FROM campaigns c JOIN users u ON u.id = c.user_id WHERE `+where, args...).
-		Scan(&c.ID, &c.UserID, &c.Name, &c.Slug, &c.Username, &c.Public)
+// EdgeQRTargetByCode loads what a scan of the QR code code needs (no
+// logo, colours or content).
+func (s *Store) EdgeQRTargetByCode(ctx context.Context, code string) (*link.EdgeQRTarget, error) {
+	var q link.EdgeQRTarget
+	err := s.pool.QueryRow(ctx, `SELECT id, user_id, target_url FROM qr_codes WHERE code = $1`, code).
+		Scan(&q.ID, &q.UserID, &q.TargetURL)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, fmt.Errorf("edge qr target %q: %w", code, mapErr(err))
 	}
-	rows, err := s.pool.Query(ctx, `SELECT l.id, l.host, COALESCE(d.domain, ''), l.alias, l.meta_title, l.description, l.status = 'public'
-		FROM links l LEFT JOIN domains d ON l.host <> '' AND d.host = l.host
-		WHERE l.campaign_id = $1 AND l.user_id = $2 ORDER BY l.id`, c.ID, c.UserID)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var l link.EdgeCampaignLink
-		if err := rows.Scan(&l.ID, &l.Host, &l.Domain, &l.Alias, &l.Title, &l.Description, &l.Public); err != nil {
-			return nil, fmt.Errorf("scan: %w", err)
-		}
-		c.Links = append(c.Links, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
-	}
-	return &c, nil
+	return &q, nil
 }
 
-// EdgeCampaignBySlug loads the campaign whose rotator slug is slug
-// (case-insensitive) with its links.
-func (s *Store) EdgeCampaignBySlug(ctx context.Context, slug string) (*link.EdgeCampaign, error) {
-	c, err := s.edgeCampaign(ctx, `lower(c.slug) = lower($1)`, slug)
-	if err != nil {
-		return nil, fmt.Errorf("edge campaign %q: %w", slug, err)
-	}
-	return c, nil
-}
-
-// EdgeCampaignOfUser loads a campaign of username (case-insensitive) by
-// rotator slug, or by id when id > 0.
-func (s *Store) EdgeCampaignOfUser(ctx context.Context, username, slug string, id int64) (*link.EdgeCampaign, error) {
-	var (
-		c   *link.EdgeCampaign
-		err error
-	)
-	if id > 0 {
-		c, err = s.edgeCampaign(ctx, `lower(u.username) = lower($1) AND c.id = $2`, username, id)
-	} else {
-		c, err = s.edgeCampaign(ctx, `lower(u.username) = lower($1) AND lower(c.slug) = lower($2)`, username, slug)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("edge campaign %q/%q/%d: %w", username, slug, id, err)
-	}
-	return c, nil
-}
-
-// EdgeQRByCode loads a QR code by its public code.
+// EdgeQRByCode loads a QR code by its public code, with everything a
+// render needs.
 func (s *Store) EdgeQRByCode(ctx context.Context, code string) (*link.EdgeQR, error) {
 	var q link.EdgeQR
 	err := s.pool.QueryRow(ctx, `SELECT id, user_id, code, type, content, target_url, background, foreground, logo, updated_at

@@ -10,9 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Change notices: the triggers of migrations 0003 and 0030 announce every
-// write the edge caches on channel kurz_changes, at commit. This file reads
-// them; table names and payload keys stay here, callers see a typed Change.
+// Change notices: the triggers of migrations 0003, 0030 and 0032 announce
+// every write the edge caches on channel kurz_changes, at commit. This file
+// reads them; table names and payload keys stay here, callers see a typed
+// Change.
 
 // ChangeChannel is the notification channel of the triggers.
 const ChangeChannel = "kurz_changes"
@@ -80,6 +81,13 @@ type Change struct {
 	AllCampaigns bool
 	// Code is a QR code's public code (ObjectQR).
 	Code string
+	// Slug, OldSlug ("" = none; OldSlug on update) and Username (its
+	// owner's; "" when the owner is being deleted) name the keys a
+	// campaign is reached by (ObjectCampaign, migration 0032).
+	// CampaignKeys is false when the notice does not carry them (the
+	// trigger before 0032): any campaign key may have changed.
+	Slug, OldSlug, Username string
+	CampaignKeys            bool
 	// Payload is the notice as sent, for logs (kept for ObjectUnknown).
 	Payload string
 }
@@ -97,6 +105,9 @@ type payload struct {
 	CampaignID    *int64  `json:"campaign_id"` // 0 = none; absent before migration 0030
 	OldCampaignID int64   `json:"old_campaign_id"`
 	Code          string  `json:"code"`
+	Slug          *string `json:"slug"` // absent before migration 0032
+	OldSlug       string  `json:"old_slug"`
+	Username      string  `json:"username"`
 }
 
 // ParseChange decodes a notice's payload. A payload that does not parse,
@@ -119,6 +130,9 @@ func ParseChange(raw string) Change {
 		c.CampaignID = *p.CampaignID
 	} else if obj == ObjectLink {
 		c.AllCampaigns = true
+	}
+	if obj == ObjectCampaign && p.Slug != nil {
+		c.Slug, c.OldSlug, c.Username, c.CampaignKeys = *p.Slug, p.OldSlug, p.Username, true
 	}
 	if obj == ObjectLinkPixels && len(c.IDs) == 0 && c.ID != 0 {
 		c.IDs = []int64{c.ID} // a row-level notice (before migration 0030)

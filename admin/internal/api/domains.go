@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 
 	"kurz/shared/hostname"
@@ -137,10 +138,11 @@ func (s *Server) refuseRedirectLoop(ctx context.Context, userID int64, d link.Do
 }
 
 // isRootPath reports whether a valid URL's path is the root, whatever its
-// query or fragment.
+// query or fragment, after the dot segments and doubled slashes that
+// browsers and the edge resolve ("/./", "//", "/a/..").
 func isRootPath(valid string) bool {
 	u, err := url.Parse(valid)
-	return err == nil && (u.Path == "" || u.Path == "/")
+	return err == nil && path.Clean("/"+u.Path) == "/"
 }
 
 func (s *Server) addDomain(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -158,7 +160,7 @@ func (s *Server) addDomain(w http.ResponseWriter, r *http.Request, u *link.User)
 	// The edge ignores a Host header's port when no domain claims it
 	// exactly, so the default domain's name with any port is refused: it
 	// would answer for the default domain's every link.
-	if link.HostName(host) == link.HostName(s.cfg.BaseHost) {
+	if hostname.NameOf(host) == hostname.NameOf(s.cfg.BaseHost) {
 		return BadRequest("domain", link.ErrDomainReserved.Error())
 	}
 	if err := checkRedirects(host, &in); err != nil {

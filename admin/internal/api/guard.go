@@ -115,7 +115,7 @@ func (s *Server) countIn(w http.ResponseWriter, r *http.Request, bucket string, 
 	}
 	s.maybePrune(r.Context())
 	if n > limit {
-		s.limits.remember(bucket, reset, time.Now())
+		s.limits.remember(bucket, reset, window, time.Now())
 		s.tooMany(w, r, limit, window, reset)
 		return false
 	}

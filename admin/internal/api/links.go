@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"kurz/shared/hostname"
 	"kurz/shared/link"
 	"kurz/shared/pgstore"
 	"kurz/shared/secret"
@@ -310,10 +311,12 @@ func (s *Server) parseShort(raw string) (host, alias string, anyHost, ok bool) {
 	if !link.IsAliasSyntax(alias) {
 		return "", "", false, false
 	}
-	if link.HostMatches(v, s.cfg.BaseHost) {
+	// Stored hosts are keys as ParseDomain writes them (lower-case ASCII,
+	// no default port); a browser's other spellings name the same host.
+	if s.isDefaultHost(v) {
 		return "", alias, false, true
 	}
-	return link.HostVariants(link.HostOf(v))[0], alias, false, true
+	return hostname.Key(link.HostOf(v)), alias, false, true
 }
 
 // writeLink writes the single-link response of spec 2.9. After the spec's
@@ -522,7 +525,7 @@ func (s *Server) linkHost(raw string) (string, error) {
 	if err != nil {
 		return "", BadRequest("domain", "must be one of your domains such as https://go.example.com, or empty for the default domain")
 	}
-	if host == s.cfg.BaseHost || link.HostMatches(raw, s.cfg.BaseHost) {
+	if hostname.Key(host) == hostname.Key(s.cfg.BaseHost) {
 		return "", nil
 	}
 	return host, nil

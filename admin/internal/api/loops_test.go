@@ -52,6 +52,11 @@ func TestLinkLoopNormalisedHosts(t *testing.T) {
 		"https://ｓｈｏ.ｒｔ/abc",
 		"https://SHO.RT.:443/abc",
 		"http://sho。rt/abc",
+		"https://sho.rt:/abc", // an empty port is the default port
+		"https://sho.rt:0443/abc",
+		"http://sho.rt:00080/abc",
+		"https://SHO.RT.:000443/abc",
+		"http://sho.rt:0080/abc",
 	} {
 		t.Run(u, func(t *testing.T) {
 			e.do("POST", "/api/url/add", key, map[string]any{"url": u}).
@@ -87,8 +92,10 @@ func TestDomainRedirectCycle(t *testing.T) {
 		wantStatus(t, http.StatusBadRequest).wantMessage(t, "redirect404", "redirect loop")
 	// Root to root: a → b's root, b's root → a's root.
 	update(a, map[string]any{"redirect404": "", "redirectroot": "https://b.alice.example/"}).wantStatus(t, http.StatusOK)
-	update(b, map[string]any{"redirectroot": "https://a.alice.example"}).
-		wantStatus(t, http.StatusBadRequest).wantMessage(t, "redirectroot", "redirect loop")
+	for _, root := range []string{"https://a.alice.example", "https://a.alice.example/./", "https://a.alice.example//"} {
+		update(b, map[string]any{"redirectroot": root}).
+			wantStatus(t, http.StatusBadRequest).wantMessage(t, "redirectroot", "redirect loop")
+	}
 	// A redirect to a path of the other domain may end in its 404 redirect.
 	update(a, map[string]any{"redirectroot": "https://b.alice.example/nothing"}).wantStatus(t, http.StatusOK)
 	update(b, map[string]any{"redirect404": "https://a.alice.example/"}).
@@ -117,6 +124,8 @@ func TestQRTargetsItself(t *testing.T) {
 	for _, target := range []string{
 		"http://sho.rt/q/" + code,
 		"https://SHO.RT.:443/q/" + code,
+		"https://sho.rt:/q/Zz9Zz9Zz",
+		"http://sho.rt:00080/q/Zz9Zz9Zz",
 		"https://ｓｈｏ.ｒｔ/q/" + code + "?utm=x",
 		"http://sho.rt/qr/" + code + "?size=300",
 		"https://go.alice.example/q/" + code,

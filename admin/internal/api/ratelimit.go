@@ -15,8 +15,10 @@ import (
 //
 //   - A request already over its limit costs no write. The process that
 //     counts a bucket past its limit remembers the bucket until its window
-//     resets (overLimit) and answers the bucket's next requests 429 from
-//     memory. With P admin processes at most P requests per bucket and
+//     resets (overUntil) and answers the bucket's next requests 429 from
+//     memory. The reset comes from the database clock and the memory runs
+//     on this process's clock, so it lasts at most one window: clock skew
+//     can end it early (one more write), never stretch a 429. With P admin processes at most P requests per bucket and
 //     window get past the limit into PostgreSQL: each process learns the
 //     state from one write of its own.
 //   - The table holds only live windows. Counting prunes rows whose window
@@ -40,7 +42,7 @@ const (
 // rateLimits is the server's in-process side of rate limiting.
 type rateLimits struct {
 	mu   sync.Mutex
-	over map[string]time.Time // bucket → when its window resets (database clock)
+	over map[string]time.Time // bucket → when to count it again (local clock)
 
 	pruning  atomic.Bool
 	prunedAt atomic.Int64 // Unix nanoseconds of the last prune's start
@@ -63,8 +65,11 @@ func (l *rateLimits) overUntil(bucket string, now time.Time) (time.Time, bool) {
 	return reset, ok
 }
 
-// remember records that bucket is over its limit until reset.
-func (l *rateLimits) remember(bucket string, reset, now time.Time) {
+// remember records that bucket is over its limit until reset (database
+// clock) in a window of the given length, as a local deadline no further
+// than one window from now.
+func (l *rateLimits) remember(bucket string, reset time.Time, window time.Duration, now time.Time) {
+	until := now.Add(min(reset.Sub(now), window))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.over) >= maxOverLimit {
@@ -77,7 +82,7 @@ func (l *rateLimits) remember(bucket string, reset, now time.Time) {
 			return
 		}
 	}
-	l.over[bucket] = reset
+	l.over[bucket] = until
 }
 
 // maybePrune starts a prune of dead windows when none ran for pruneEvery
@@ -106,10 +111,17 @@ func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, limit int, wind
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
-	wait := max(int(time.Until(reset).Seconds()+0.999), 1)
+	wait := retryAfter(reset, window, time.Now())
 	h.Set("Retry-After", strconv.Itoa(wait))
 	writeError(w, r, s.log, Errorf(http.StatusTooManyRequests,
 		"rate limit exceeded: %d requests per %s; retry in %d s", limit, windowName(window), wait))
+}
+
+// retryAfter is the whole seconds from now to reset, from 1 to one window
+// (reset is on the database clock: skew must not promise a longer wait).
+func retryAfter(reset time.Time, window time.Duration, now time.Time) int {
+	secs := int(reset.Sub(now).Seconds() + 0.999)
+	return min(max(secs, 1), int(window/time.Second))
 }
 
 // clientKey is the part of a client address that per-IP limits count: an

@@ -78,7 +78,7 @@ func newStack(t *testing.T) *stack {
 	s.env = append(os.Environ(),
 		"KURZ_DATABASE_URL="+pgDSN, "KURZ_CLICKHOUSE_URL="+chDSN,
 		"KURZ_EDGE_ADDR="+edgeAddr, "KURZ_ADMIN_ADDR="+admAddr, "KURZ_PRICE_ADDR=",
-		"KURZ_BASE_URL=http://sho.rt", "KURZ_SECRET=e2e-secret",
+		"KURZ_BASE_URL=http://sho.rt", "KURZ_SECRET=e2e-secret-0123456789abcdef0123456789",
 		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_SPOOL_DIR="+t.TempDir(),
 		"KURZ_COUNTRY_HEADER=CF-IPCountry", "KURZ_TRUSTED_PROXIES=127.0.0.1/32", "KURZ_LOG_LEVEL=warn",
 	)

@@ -30,8 +30,13 @@ type Source interface {
 	EdgeLinkKeys(ctx context.Context, ids []int64, fn func(host, alias string)) error
 	EdgeLinkKeysUsing(ctx context.Context, obj pgstore.Object, id int64, fn func(host, alias string)) error
 	EdgeDomains(ctx context.Context) ([]link.EdgeDomain, error)
-	EdgeCampaignBySlug(ctx context.Context, slug string) (*link.EdgeCampaign, error)
+	// The keys of everything, for the existence sets (existence.go).
+	EdgeAllLinkKeys(ctx context.Context, fn func(host, alias []byte)) error
+	EdgeAllCampaignKeys(ctx context.Context, fn func(id int64, slug, username []byte)) error
+	EdgeAllQRCodes(ctx context.Context, fn func(code []byte)) error
+	EdgeRotatorBySlug(ctx context.Context, slug string) (*link.EdgeRotator, error)
 	EdgeCampaignOfUser(ctx context.Context, username, slug string, id int64) (*link.EdgeCampaign, error)
+	EdgeQRTargetByCode(ctx context.Context, code string) (*link.EdgeQRTarget, error)
 	EdgeQRByCode(ctx context.Context, code string) (*link.EdgeQR, error)
 	Ping(ctx context.Context) error
 }
@@ -47,11 +52,23 @@ type Config struct {
 	MaxBytes    int64         // byte budget of the link cache (KURZ_CACHE_MAX_BYTES); default 256 MiB
 	LoadTimeout time.Duration // bound on one miss's database round trip; default 2 s
 	NegativeTTL time.Duration // how long an unknown alias, slug or code stays known-unknown; default 30 s
-	// CampaignBytes is the campaign cache's byte budget; default 4 MiB.
+	// CampaignBytes is the campaign cache's byte budget; default and
+	// minimum 4 MiB (the largest entry, a rotator, is ~700 KB).
 	CampaignBytes int64
 	// SyncTimeout bounds the queries a change notice or a resync runs
 	// (domain reload, links using a changed row); default 5 s.
 	SyncTimeout time.Duration
+	// MaxLoads bounds the database loads of misses running at once, and
+	// LoadQueue how many more may wait for a turn; past that a miss is
+	// refused at once (ErrBusy: 503, Retry-After 1). Defaults 32 and 64;
+	// MaxLoads < 0: unbounded (measurements of the old behaviour).
+	MaxLoads, LoadQueue int
+	// NoKeySets turns the existence sets off: every miss of an unknown
+	// alias, slug or code asks the database (measurements of the old
+	// behaviour; tests of the fallback).
+	NoKeySets bool
+
+	gate *loadGate // shared by every cache of one catalog (set by New)
 }
 
 // ErrUnavailable wraps a failed load: the database did not answer in time.
@@ -65,7 +82,9 @@ type Catalog struct {
 	links     *linkCache
 	domains   *domainSet
 	campaigns *campaigns
-	qrs       qrRegistry
+	qrScans   *QRCodes[*QRScan]
+	keys      *existence
+	qrs       qrRegistry // every QR code cache: qrScans and the server's
 	warm      warmState
 }
 
@@ -92,13 +111,26 @@ func New(src Source, cfg Config) (*Catalog, error) {
 	if cfg.SyncTimeout <= 0 {
 		cfg.SyncTimeout = 5 * time.Second
 	}
-	c := &Catalog{src: src, log: cfg.Log, cfg: cfg, domains: newDomainSet(cfg.BaseHost)}
+	if cfg.MaxLoads == 0 {
+		cfg.MaxLoads = 32
+	}
+	if cfg.LoadQueue == 0 {
+		cfg.LoadQueue = 64
+	}
+	cfg.gate = newLoadGate(cfg.MaxLoads, cfg.LoadQueue)
+	c := &Catalog{src: src, log: cfg.Log, cfg: cfg, domains: newDomainSet(cfg.BaseHost), keys: newExistence(src, cfg)}
 	var err error
-	if c.links, err = newLinkCache(src, cfg); err != nil {
+	if c.links, err = newLinkCache(src, cfg, c.keys); err != nil {
 		return nil, err
 	}
 	if c.campaigns, err = newCampaigns(src, cfg); err != nil {
 		c.links.close()
+		return nil, err
+	}
+	c.campaigns.o.absent = c.keys.campaignAbsent
+	if c.qrScans, err = newQRCodes(c, "qr scan", qrScanBytes, c.loadQRScan, qrScanCost); err != nil {
+		c.links.close()
+		c.campaigns.close()
 		return nil, err
 	}
 	return c, nil
@@ -106,6 +138,7 @@ func New(src Source, cfg Config) (*Catalog, error) {
 
 // Close stops the caches' goroutines.
 func (c *Catalog) Close() {
+	c.keys.close()
 	c.links.close()
 	c.campaigns.close()
 	c.qrs.close()

@@ -26,10 +26,14 @@ import (
 //     cached as unknown);
 //   - a QR code: that code.
 //
+// Links, campaigns and QR codes also update the existence sets
+// (existence.go): a new key is added, a deleted or renamed one removed.
+//
 // A notice not understood resyncs: slower, never stale.
 func (c *Catalog) Apply(ctx context.Context, ch pgstore.Change) {
 	switch ch.Object {
 	case pgstore.ObjectLink:
+		c.keys.linkChanged(ch)
 		c.links.invalidate(ch.Host, ch.Alias)
 		if ch.OldAlias != "" && (ch.OldHost != ch.Host || ch.OldAlias != ch.Alias) {
 			c.links.invalidate(ch.OldHost, ch.OldAlias)
@@ -47,8 +51,10 @@ func (c *Catalog) Apply(ctx context.Context, ch pgstore.Change) {
 			c.invalidateUsing(ctx, ch.Object, ch.ID)
 		}
 	case pgstore.ObjectCampaign:
+		c.keys.campaignChanged(ch)
 		c.campaigns.clear()
 	case pgstore.ObjectQR:
+		c.keys.qrChanged(ch)
 		c.qrs.drop(ch.Code)
 	default:
 		c.log.Warn("change notice not understood; resyncing", "payload", ch.Payload)
@@ -57,13 +63,22 @@ func (c *Catalog) Apply(ctx context.Context, ch pgstore.Change) {
 }
 
 // Resync drops every cached object and reloads the domains: changes may
-// have been missed while the listener was down.
+// have been missed while the listener was down. The existence sets are
+// rebuilt in the background (a scan of every key; notices applied
+// meanwhile are replayed over it); until then misses ask the database.
 func (c *Catalog) Resync(ctx context.Context) {
+	c.keys.rebuildAll()
 	c.reloadDomains(ctx)
 	c.links.clear()
 	c.campaigns.clear()
 	c.qrs.clear()
 }
+
+// Lost: the change listener's session ended, and changes may go unseen
+// until the next Resync. The existence sets stop answering "unknown" (a
+// link created meanwhile must not answer 404); the caches keep serving
+// what they hold, as before a resync.
+func (c *Catalog) Lost() { c.keys.lost() }
 
 // linkCampaigns drops the campaigns a link change may alter: the one the
 // link is in and the one it left.

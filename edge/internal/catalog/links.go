@@ -20,6 +20,11 @@ import (
 // entry carries its host and alias, and get compares them, so a hash
 // collision is a miss, never a wrong redirect. Invalidations bump the
 // key's generation (versions), Clear the global one.
+//
+// A miss first asks the existence set (existence.go): an alias it knows
+// to be unknown is answered without a query. What remains shares one
+// query per key (singleflight) and takes a turn of the load gate
+// (gate.go), which refuses loads past its queue at once.
 type linkCache struct {
 	src         Source
 	log         *slog.Logger
@@ -29,9 +34,11 @@ type linkCache struct {
 	c     *ristretto.Cache[uint64, *Link]
 	group singleflight.Group
 	vers  versions
+	keys  *existence
+	gate  *loadGate
 }
 
-func newLinkCache(src Source, cfg Config) (*linkCache, error) {
+func newLinkCache(src Source, cfg Config, keys *existence) (*linkCache, error) {
 	// A plain link costs ~330 bytes, so a full cache holds MaxBytes/330
 	// links; MaxBytes/256 counters is ~1.3 per link of a full cache and 4
 	// per link of 1M links in the bench's 1 GiB. ristretto suggests 10 per
@@ -52,7 +59,8 @@ func newLinkCache(src Source, cfg Config) (*linkCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("link cache: %w", err)
 	}
-	return &linkCache{src: src, log: cfg.Log, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, c: c}, nil
+	return &linkCache{src: src, log: cfg.Log, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, c: c,
+		keys: keys, gate: cfg.gate}, nil
 }
 
 func (lc *linkCache) close() { lc.c.Close() }
@@ -81,7 +89,15 @@ func (lc *linkCache) get(host string, alias []byte) (l *Link, ok bool) {
 	return l, true
 }
 
+// absentLink is what a load answers for an alias the existence set knows
+// to be unknown: a negative entry of no key, never cached. Shared; never
+// modified.
+var absentLink = &Link{Extra: noExtra, flags: flagMissing}
+
 func (lc *linkCache) load(ctx context.Context, host, alias string) (*Link, error) {
+	if lc.keys.linkAbsent(host, alias) {
+		return absentLink, nil
+	}
 	v, err, _ := lc.group.Do(host+"/"+alias, func() (any, error) {
 		return lc.loadOne(ctx, host, alias)
 	})
@@ -96,7 +112,11 @@ func (lc *linkCache) loadOne(ctx context.Context, host, alias string) (*Link, er
 	at := lc.vers.at(key)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lc.loadTimeout)
 	defer cancel()
+	if err := lc.gate.enter(ctx); err != nil {
+		return nil, err
+	}
 	row, err := lc.src.EdgeLinkByAlias(ctx, host, alias)
+	lc.gate.leave()
 	var (
 		l    *Link
 		cost int64

@@ -33,7 +33,11 @@ type objects[T any] struct {
 	// an invalidation that reads what storing recorded and lands after the
 	// Set then finds the key, and one before it makes the load lose.
 	storing func(key string, v T)
-	loads   atomic.Int64 // loads run (tests)
+	// absent, when set, reports on a miss that no object has key (the
+	// catalog's existence sets): answered without a load.
+	absent func(key string) bool
+	gate   *loadGate    // bounds the loads of every cache of the catalog
+	loads  atomic.Int64 // loads run (tests)
 }
 
 type entry[T any] struct {
@@ -49,7 +53,7 @@ func newObjects[T any](what string, maxCost int64, cfg Config, cost func(T) int6
 	if err != nil {
 		return nil, fmt.Errorf("%s cache: %w", what, err)
 	}
-	return &objects[T]{c: c, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, cost: cost}, nil
+	return &objects[T]{c: c, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, cost: cost, gate: cfg.gate}, nil
 }
 
 func (o *objects[T]) close() { o.c.Close() }
@@ -63,6 +67,9 @@ func keyHash(key string) uint64 { return xxhash.Sum64String(key) }
 func (o *objects[T]) get(key string, load func(ctx context.Context) (T, error)) (v T, found bool, err error) {
 	if e, ok := o.c.Get(key); ok && e.gen == o.vers.global.Load() {
 		return e.v, e.found, nil
+	}
+	if o.absent != nil && o.absent(key) {
+		return v, false, nil
 	}
 	r, err, _ := o.group.Do(key, func() (any, error) { return o.load(key, load) })
 	if err != nil {
@@ -79,7 +86,11 @@ func (o *objects[T]) load(key string, load func(ctx context.Context) (T, error))
 	o.loads.Add(1)
 	ctx, cancel := context.WithTimeout(context.Background(), o.loadTimeout)
 	defer cancel()
+	if err := o.gate.enter(ctx); err != nil {
+		return nil, err
+	}
 	v, err := load(ctx)
+	o.gate.leave()
 	e := &entry[T]{gen: snap.global}
 	var (
 		vkey = keyHash(key)

@@ -45,18 +45,25 @@ func (s *spool) syncEntries() {
 // cannot pile them up.
 func (s *spool) quarantine(path string, cause error) {
 	s.log.Error("click spool: unreadable segment set aside", "path", path, "renamed", path+badSuffix, "err", cause)
-	if err := os.Rename(path, path+badSuffix); err != nil {
+	bad := path + badSuffix
+	if err := os.Rename(path, bad); err != nil {
 		s.log.Error("click spool: rename unreadable segment", "path", path, "err", err)
 		return
+	}
+	// The quarantine age counts from now: a rename keeps the mtime, and a
+	// segment written a week ago would otherwise be pruned right away.
+	now := time.Now()
+	if err := os.Chtimes(bad, now, now); err != nil {
+		s.log.Error("click spool: dating quarantined segment", "path", bad, "err", err)
 	}
 	s.syncEntries()
 	s.mu.Lock()
 	s.badFiles++
 	s.mu.Unlock()
-	s.pruneQuarantine(time.Now())
+	s.pruneQuarantine(now)
 }
 
-// pruneQuarantine deletes .bad files older than the quarantine age,
+// pruneQuarantine deletes quarantined segments (*.seg.bad) older than the quarantine age,
 // recounts the rest and logs both numbers when there is anything to say.
 func (s *spool) pruneQuarantine(now time.Time) {
 	entries, err := os.ReadDir(s.dir)
@@ -66,7 +73,7 @@ func (s *spool) pruneQuarantine(now time.Time) {
 	}
 	kept, pruned := 0, 0
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), badSuffix) {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), segSuffix+badSuffix) { // only ours, not any *.bad
 			continue
 		}
 		info, err := e.Info()

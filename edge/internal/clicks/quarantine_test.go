@@ -180,3 +180,38 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestQuarantineKeepsOldSegments: a segment is kept for the quarantine age
+// counted from when it was set aside, not from when it was written (a
+// rename keeps the mtime, so a segment written 30 days ago would be
+// deleted at once); and only quarantined segments (*.seg.bad) are pruned,
+// never another *.bad file an operator left in the directory.
+func TestQuarantineKeepsOldSegments(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := openSpool(dir, 1<<30, 0, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	seg := filepath.Join(dir, fmtSeq(7)+segSuffix)
+	other := filepath.Join(dir, "notes.bad")
+	for _, path := range []string{seg, other} {
+		if err := os.WriteFile(path, []byte("junk"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sp.quarantine(seg, os.ErrInvalid)
+	if _, err := os.Stat(seg + badSuffix); err != nil {
+		t.Fatalf("segment written 30 days ago deleted right after its quarantine: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("notes.bad (not a segment) pruned: %v", err)
+	}
+	if files, pruned := sp.quarantineStats(); files != 1 || pruned != 0 {
+		t.Fatalf("quarantined %d, pruned %d; want 1, 0", files, pruned)
+	}
+}

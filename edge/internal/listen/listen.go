@@ -15,11 +15,13 @@ import (
 )
 
 // Handler applies changes. Resync runs after each successful LISTEN,
-// before any change received on that session; Apply runs per change.
-// Both run on the listener's goroutine.
+// before any change received on that session; Apply runs per change;
+// Lost runs when a session ends or fails to open (changes may go unseen
+// until the next Resync). All run on the listener's goroutine.
 type Handler interface {
 	Apply(ctx context.Context, c pgstore.Change)
 	Resync(ctx context.Context)
+	Lost()
 }
 
 // Source opens LISTEN sessions (*pgstore.Store).
@@ -63,6 +65,7 @@ func (l *Listener) Run(ctx context.Context) error {
 	for {
 		err := l.session(ctx)
 		l.up.Store(false)
+		l.h.Lost()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -140,11 +140,13 @@ type Pixel struct {
 }
 
 // CampaignPage is the public list of a campaign's links. Links whose
-// ShortURL is not http(s) are left out.
+// ShortURL is not http(s) are left out. More: the campaign has older
+// links than those listed (the page says it shows the newest).
 type CampaignPage struct {
 	Name  string
 	Owner string
 	Links []CampaignLink
+	More  bool
 }
 
 // CampaignLink is one row of a CampaignPage, labelled by Title, else Alias.

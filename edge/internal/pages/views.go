@@ -49,6 +49,7 @@ type campaignLinkView struct{ Label, ShortURL, Description string }
 type campaignView struct {
 	Name, Owner string
 	Links       []campaignLinkView
+	More        bool
 }
 
 type statsRow struct{ Name, N, Percent string }
@@ -196,7 +197,7 @@ func hasPixel(items []pixelItem, vendor, tag string) bool {
 }
 
 func campaignPage(d *CampaignPage) campaignView {
-	v := campaignView{Name: firstNonEmpty(d.Name, "Campaign"), Owner: d.Owner, Links: make([]campaignLinkView, 0, len(d.Links))}
+	v := campaignView{Name: firstNonEmpty(d.Name, "Campaign"), Owner: d.Owner, Links: make([]campaignLinkView, 0, len(d.Links)), More: d.More}
 	for _, l := range d.Links {
 		u := safeURL(l.ShortURL)
 		if u == "" {

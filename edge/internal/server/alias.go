@@ -39,7 +39,7 @@ func (s *Server) resolve(ctx *fasthttp.RequestCtx, alias []byte) (l *catalog.Lin
 	}
 	l, err := s.cat.LoadLink(loadCtx(), host, string(alias))
 	if err != nil {
-		s.unavailable(ctx)
+		s.loadFailed(ctx, err)
 		return nil, dom, false
 	}
 	return l, dom, true

@@ -31,21 +31,22 @@ func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
 		s.notFoundRoute(ctx)
 		return
 	}
-	camp, found, err := s.cat.RotatorCampaign(slug)
+	rot, found, err := s.cat.RotatorCampaign(slug)
 	switch {
 	case err != nil:
-		s.unavailable(ctx)
+		s.loadFailed(ctx, err)
 		return
-	case !found || len(camp.Links) == 0:
+	case !found || rot.Len() == 0:
 		s.notFoundRoute(ctx)
 		return
 	}
-	links := camp.Links
-	pick := links[s.rotations.next(camp.ID)%uint64(len(links))]
-	l, ok := s.cat.Link(pick.Host, []byte(pick.Alias))
+	// The rotator holds only its links' keys: the chosen one is resolved
+	// like a visit of its short URL, through the link cache.
+	host, alias := rot.Key(int(s.rotations.next(rot.ID) % uint64(rot.Len())))
+	l, ok := s.cat.Link(host, []byte(alias))
 	if !ok {
-		if l, err = s.cat.LoadLink(loadCtx(), pick.Host, pick.Alias); err != nil {
-			s.unavailable(ctx)
+		if l, err = s.cat.LoadLink(loadCtx(), host, alias); err != nil {
+			s.loadFailed(ctx, err)
 			return
 		}
 	}
@@ -63,9 +64,10 @@ func (s *Server) rotator(ctx *fasthttp.RequestCtx) {
 	s.serveLink(ctx, l, 0)
 }
 
-// campaignList serves /u/{username}/{campaign}: a public campaign's links;
-// {campaign} is the rotator slug, or the id for campaigns without one.
-// Private and unknown campaigns are the same 404.
+// campaignList serves /u/{username}/{campaign}: a public campaign's public
+// links, the newest link.MaxCampaignListLinks at most; {campaign} is the
+// rotator slug, or the id for campaigns without one. Private and unknown
+// campaigns are the same 404.
 func (s *Server) campaignList(ctx *fasthttp.RequestCtx) {
 	user, _ := ctx.UserValue("username").(string)
 	ref, _ := ctx.UserValue("campaign").(string)
@@ -76,17 +78,14 @@ func (s *Server) campaignList(ctx *fasthttp.RequestCtx) {
 	camp, found, err := s.cat.UserCampaign(user, ref)
 	switch {
 	case err != nil:
-		s.unavailable(ctx)
+		s.loadFailed(ctx, err)
 		return
 	case !found || !camp.Public:
 		s.notFoundRoute(ctx)
 		return
 	}
-	d := &pages.CampaignPage{Name: camp.Name, Owner: camp.Username}
+	d := &pages.CampaignPage{Name: camp.Name, Owner: camp.Username, More: camp.More}
 	for _, l := range camp.Links {
-		if !l.Public {
-			continue
-		}
 		d.Links = append(d.Links, pages.CampaignLink{
 			Title: l.Title, Alias: l.Alias, Description: l.Description,
 			ShortURL: s.campaignShortURL(l),

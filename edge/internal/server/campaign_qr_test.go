@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/makiuchi-d/gozxing/qrcode"
 
 	"kurz/shared/click"
+	"kurz/shared/link"
 	"kurz/shared/pgstore"
 )
 
@@ -147,4 +150,126 @@ func TestQR(t *testing.T) {
 		expect(t, e.do(req{path: "/qr/Qr7x?format=gif"}), 400, "")
 		expect(t, e.do(req{path: "/qr/unknown"}), 404, "")
 	})
+}
+
+// TestRotatorManyLinks: a rotator of 5000 links holds their keys only; a
+// visit resolves the chosen link through the link cache, like a visit of
+// its short URL (its rules apply, unchosen links are never loaded), and
+// every link gets its turn once per round.
+func TestRotatorManyLinks(t *testing.T) {
+	e := newEnv(t)
+	const n = 5000
+	camp := e.id(`INSERT INTO campaigns (user_id, name, slug) VALUES ($1, 'Big', 'big') RETURNING id`, e.user)
+	e.addLink(linkRow{Alias: "locked", URL: "https://example.com/locked", Password: "right", CampaignID: &camp})
+	e.addLink(linkRow{Alias: "lang", URL: "https://example.com/en", Lang: [][2]string{{"de", "https://example.com/de"}}, CampaignID: &camp})
+	e.exec(`INSERT INTO links (user_id, alias, long_url, campaign_id)
+		SELECT $1, 'b' || i, 'https://example.com/b' || i, $2 FROM generate_series(1, $3::int) i`, e.user, camp, n-2)
+
+	de := map[string]string{"Accept-Language": "de"}
+	expect(t, e.do(req{path: "/r/big", headers: de}), 302, testBase+"/locked")
+	if n := len(e.rec.all()); n != 0 {
+		t.Fatalf("%d clicks pushed for a password link's turn", n)
+	}
+	expect(t, e.do(req{path: "/r/big", headers: de}), 302, "https://example.com/de")
+	for i := 1; i <= 20; i++ {
+		expect(t, e.do(req{path: "/r/big"}), 302, fmt.Sprintf("https://example.com/b%d", i))
+	}
+	for _, alias := range []string{"b21", "b2000", fmt.Sprintf("b%d", n-2)} {
+		if _, ok := e.cat.Link("", []byte(alias)); ok {
+			t.Fatalf("link %s loaded before its turn", alias)
+		}
+	}
+	// The rest of the round, then the next one starts over.
+	seen := map[string]int{}
+	for range n - 22 {
+		r := e.do(req{path: "/r/big"})
+		expect(t, r, 302, "")
+		seen[location(r)]++
+	}
+	if len(seen) != n-22 {
+		t.Fatalf("%d distinct links in the rest of a round of %d, want %d", len(seen), n, n-22)
+	}
+	expect(t, e.do(req{path: "/r/big"}), 302, testBase+"/locked")
+	expect(t, e.do(req{path: "/r/big"}), 302, "https://example.com/en")
+}
+
+// TestCampaignListNewest: a list page shows the newest
+// link.MaxCampaignListLinks public links of a big campaign, oldest first,
+// and says so.
+func TestCampaignListNewest(t *testing.T) {
+	e := newEnv(t)
+	camp := e.id(`INSERT INTO campaigns (user_id, name, slug, public) VALUES ($1, 'Huge', 'huge', true) RETURNING id`, e.user)
+	const n = link.MaxCampaignListLinks + 3
+	e.exec(`INSERT INTO links (user_id, alias, long_url, campaign_id, status)
+		SELECT $1, 'h' || i, 'https://example.com/', $2, CASE WHEN i % 7 = 0 THEN 'private' ELSE 'public' END
+		  FROM generate_series(1, $3::int) i`, e.user, camp, n+n/6)
+	r := e.do(req{path: "/u/alice/huge"})
+	expect(t, r, 200, "")
+	body := string(r.Body())
+	if got := strings.Count(body, "<li>"); got != link.MaxCampaignListLinks {
+		t.Fatalf("%d links listed, want %d", got, link.MaxCampaignListLinks)
+	}
+	expectBody(t, r, fmt.Sprintf("Showing the newest %d links", link.MaxCampaignListLinks))
+	// Newest public link listed last; the oldest ones and every private one left out.
+	last := n + n/6
+	for last%7 == 0 {
+		last--
+	}
+	if i, j := strings.Index(body, testBase+"/h"+fmtID(int64(last))+`"`), strings.LastIndex(body, "<li>"); i < j {
+		t.Fatalf("newest link h%d not listed last", last)
+	}
+	for _, a := range []string{"h1", "h2", "h7", fmt.Sprintf("h%d", (last/7)*7)} {
+		if strings.Contains(body, testBase+"/"+a+`"`) {
+			t.Fatalf("%s listed", a)
+		}
+	}
+}
+
+// TestQRScanSkipsLogo: a scan loads only the code's target, not its logo
+// (here 1 MiB of bytes, which a render never needs to reach either).
+func TestQRScanSkipsLogo(t *testing.T) {
+	e := newEnv(t)
+	logo := make([]byte, 1<<20)
+	for i := range logo {
+		logo[i] = byte(i * 7919 >> 3)
+	}
+	e.exec(`INSERT INTO qr_codes (user_id, code, type, data, content, target_url, logo)
+		VALUES ($1, 'Heavy1', 'link', '"https://example.com/"', 'http://kurz.test/q/Heavy1', 'https://example.com/', $2)`, e.user, logo)
+	expect(t, e.do(req{path: "/q/none"}), 404, "") // connections made
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	expect(t, e.do(req{path: "/q/Heavy1"}), 302, "https://example.com/")
+	runtime.ReadMemStats(&after)
+	if d := after.TotalAlloc - before.TotalAlloc; d > 256<<10 {
+		t.Fatalf("a scan allocated %d KiB: the logo was loaded", d>>10)
+	}
+}
+
+// TestQRChangeReachesScansAndRenders: a QR code's change notice drops it
+// from the scan cache and the render cache alike.
+func TestQRChangeReachesScansAndRenders(t *testing.T) {
+	e := newEnv(t)
+	e.exec(`INSERT INTO qr_codes (user_id, code, type, data, content, target_url)
+		VALUES ($1, 'Both1', 'link', '"https://example.com/a"', 'http://kurz.test/q/Both1', 'https://example.com/a')`, e.user)
+	expect(t, e.do(req{path: "/q/Both1"}), 302, "https://example.com/a")
+	r := e.do(req{path: "/qr/Both1?format=svg"})
+	expect(t, r, 200, "")
+	etag := string(r.Header.Peek("ETag"))
+	e.cat.Wait()
+
+	e.exec(`UPDATE qr_codes SET target_url = 'https://example.com/b', foreground = 'rgb(0,0,128)' WHERE code = 'Both1'`)
+	e.cat.Apply(t0(), pgstore.Change{Object: pgstore.ObjectQR, Op: pgstore.OpUpdate, Code: "Both1"})
+	expect(t, e.do(req{path: "/q/Both1"}), 302, "https://example.com/b")
+	r = e.do(req{path: "/qr/Both1?format=svg"})
+	expect(t, r, 200, "")
+	if string(r.Header.Peek("ETag")) == etag {
+		t.Fatal("render not reloaded after the change")
+	}
+	expectBody(t, r, "#000080")
+
+	e.exec(`DELETE FROM qr_codes WHERE code = 'Both1'`)
+	e.cat.Apply(t0(), pgstore.Change{Object: pgstore.ObjectQR, Op: pgstore.OpDelete, Code: "Both1"})
+	expect(t, e.do(req{path: "/q/Both1"}), 404, "")
+	expect(t, e.do(req{path: "/qr/Both1"}), 404, "")
 }

@@ -9,10 +9,7 @@ import (
 	"kurz/edge/internal/catalog"
 )
 
-var (
-	hXForwardedProto = []byte("X-Forwarded-Proto")
-	strHTTPS         = []byte("https")
-)
+var strHTTPS = []byte("https")
 
 // cookieSecure reports whether a password cookie for l gets the Secure
 // flag: whether the visitor reached the link over https. A browser drops a
@@ -36,7 +33,7 @@ func (s *Server) cookieSecure(ctx *fasthttp.RequestCtx, l *catalog.Link) bool {
 	}
 	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
 	if !s.resolver.HasTrusted() || s.resolver.Trusted(peer) {
-		if lines := ctx.Request.Header.PeekAll(string(hXForwardedProto)); len(lines) > 0 {
+		if lines := ctx.Request.Header.PeekAll(fasthttp.HeaderXForwardedProto); len(lines) > 0 {
 			for _, line := range lines {
 				for _, proto := range bytes.Split(line, []byte{','}) {
 					if bytes.EqualFold(bytes.TrimSpace(proto), strHTTPS) {

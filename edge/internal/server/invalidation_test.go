@@ -16,7 +16,7 @@ import (
 )
 
 // startListener runs the change listener of e until the test ends.
-func startListener(t *testing.T, e *env) *listen.Listener {
+func startListener(t testing.TB, e *env) *listen.Listener {
 	t.Helper()
 	l := listen.New(e.store, e.cat, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -27,7 +27,7 @@ func startListener(t *testing.T, e *env) *listen.Listener {
 	return l
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {
@@ -36,6 +36,18 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// known waits until the catalog finds the link (host, alias). With the
+// listener running, the edge's existence sets know only what the notices
+// told them: a link the test just wrote is served once its notice has
+// arrived, a few hundred microseconds later.
+func (e *env) known(t *testing.T, host, alias string) {
+	t.Helper()
+	waitFor(t, time.Second, "link "+host+"/"+alias+" known", func() bool {
+		l, err := e.cat.LoadLink(t0(), host, alias)
+		return err == nil && !l.Missing()
+	})
 }
 
 // eventually asserts that /path redirects to want within 1 s.
@@ -65,6 +77,7 @@ func TestInvalidation(t *testing.T) {
 	e.addLink(linkRow{Alias: "bystander", URL: "https://example.com/by"})
 	startListener(t, e)
 	id := e.addLink(linkRow{Alias: "mv", URL: "https://example.com/v1"})
+	e.known(t, "", "mv")
 	expect(t, e.do(req{path: "/mv"}), 302, "https://example.com/v1")
 
 	t.Run("update", func(t *testing.T) {
@@ -125,6 +138,7 @@ func TestListenerReconnect(t *testing.T) {
 	e := newEnv(t)
 	l := startListener(t, e)
 	id := e.addLink(linkRow{Alias: "re", URL: "https://example.com/1"})
+	e.known(t, "", "re")
 	expect(t, e.do(req{path: "/re"}), 302, "https://example.com/1")
 
 	var n int

@@ -88,7 +88,7 @@ func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 	}
 	ok, busy := s.verify(l.PasswordHash, string(pw))
 	if busy {
-		s.passwords.unchecked(ticket, now)
+		s.passwords.unchecked(ticket)
 		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Busy: true, RetryAfter: 5})
 		return
 	}
@@ -96,7 +96,7 @@ func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Wrong: true})
 		return
 	}
-	s.passwords.refund(ticket, now)
+	s.passwords.refund(ticket)
 	exp := now.Add(cookieTTL).Unix()
 	c := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(c)

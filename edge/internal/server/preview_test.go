@@ -17,6 +17,7 @@ func TestPreviewCache(t *testing.T) {
 	startListener(t, e)
 	const bot = "Twitterbot/1.0"
 	id := e.addLink(linkRow{Alias: "unfurl", URL: "https://example.com/a", MetaTitle: "First title"})
+	e.known(t, "", "unfurl")
 
 	first := e.do(req{path: "/unfurl", ua: bot})
 	expect(t, first, 200, "")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"math"
 	"net/netip"
 	"runtime"
@@ -27,13 +28,23 @@ import (
 //     Once reached, every client gets 429 until the window ends, right
 //     password or not: the cap bounds a distributed guesser, at the price
 //     that a big enough one can close the link for a minute;
+//   - C's source share of the edge's argon2 budget (argonSourceShare of
+//     it, same source as above): the per-link counters do not stop one
+//     address guessing on many links of its own, which are cheap to make;
 //   - the edge's argon2 budget (argonBudget): when spent, 503 at once.
 //
 // Every counter counts the attempt before the check, so parallel guesses
 // cannot all pass while the counts are still 0. An attempt refused by a
 // later step, or never checked (no semaphore slot), is given back to the
 // earlier ones, and so is a right answer: only wrong passwords are counted,
-// and a right one is answered as soon as its check ends.
+// and a right one is answered as soon as its check ends. A give-back
+// counts only in the window the attempt was counted in.
+//
+// The counters' maps fail open: a key that finds its map full is let
+// through uncounted (the argon2 budget still bounds the checks) rather than
+// locking every client of every link out. They rarely fill: an entry lives
+// for one window and only while it counts a wrong answer that was checked,
+// so the budget's rate × PasswordWindow bounds them.
 
 const (
 	// argonCPUShare is the share of GOMAXPROCS password checks may use on
@@ -44,7 +55,15 @@ const (
 	argonBurst = 2 * time.Second
 	// argonCostFallback is used when the calibration cannot run.
 	argonCostFallback = 50 * time.Millisecond
-	limiterKeys       = 100_000
+	// argonSourceShare is the share of the argon2 budget (rate and burst,
+	// at least one check) one source may use.
+	argonSourceShare = 0.1
+	// argonRecalibrate is how often a measured budget is measured again;
+	// the fastest measurement wins, so a first one taken while warm-up held
+	// every core does not keep the rate low for good.
+	argonRecalibrate = 10 * time.Minute
+	limiterKeys      = 100_000
+	argonSources     = 10_000
 )
 
 // pwGuard holds the attempt counters and the argon2 budget.
@@ -55,10 +74,14 @@ type pwGuard struct {
 	budget *argonBudget
 }
 
-// pwTicket names the counters an admitted attempt was counted in.
-type pwTicket struct{ client, source, link limiterKey }
+// pwTicket names the counters an admitted attempt was counted in, with the
+// start of the window each counted it in (zero: not counted).
+type pwTicket struct {
+	client, source, link                limiterKey
+	clientStart, sourceStart, linkStart time.Time
+}
 
-func newPWGuard(cfg Config) *pwGuard {
+func newPWGuard(cfg Config, log *slog.Logger) *pwGuard {
 	linkCap := cfg.PasswordLinkAttempts
 	if linkCap <= 0 {
 		linkCap = 30
@@ -67,7 +90,7 @@ func newPWGuard(cfg Config) *pwGuard {
 		client: newLimiter(cfg.PasswordAttempts, cfg.PasswordWindow, limiterKeys),
 		source: newLimiter(max(linkCap/3, 1), cfg.PasswordWindow, limiterKeys),
 		link:   newLimiter(linkCap, cfg.PasswordWindow, limiterKeys),
-		budget: newArgonBudget(cfg.PasswordChecksPerSecond),
+		budget: newArgonBudget(cfg.PasswordChecksPerSecond, log),
 	}
 }
 
@@ -84,20 +107,19 @@ func newPWTicket(ip netip.Addr, link int64) pwTicket {
 // budget when busy is true (503).
 func (g *pwGuard) admit(ip netip.Addr, link int64, now time.Time) (t pwTicket, wait time.Duration, busy bool) {
 	t = newPWTicket(ip, link)
-	if wait = g.client.take(t.client, now); wait > 0 {
+	if t.clientStart, wait = g.client.count(t.client, now); wait > 0 {
 		return t, wait, false
 	}
-	if wait = g.source.take(t.source, now); wait > 0 {
-		g.client.refund(t.client, now)
+	if t.sourceStart, wait = g.source.count(t.source, now); wait > 0 {
+		g.refund(t)
 		return t, wait, false
 	}
-	if wait = g.link.take(t.link, now); wait > 0 {
-		g.source.refund(t.source, now)
-		g.client.refund(t.client, now)
+	if t.linkStart, wait = g.link.count(t.link, now); wait > 0 {
+		g.refund(t)
 		return t, wait, false
 	}
-	if wait = g.budget.take(now); wait > 0 {
-		g.refund(t, now)
+	if wait = g.budget.take(t.source.ip, now); wait > 0 {
+		g.refund(t)
 		return t, wait, true
 	}
 	return t, 0, false
@@ -105,17 +127,17 @@ func (g *pwGuard) admit(ip netip.Addr, link int64, now time.Time) (t pwTicket, w
 
 // refund gives an attempt back to its counters: it was right, or never
 // checked.
-func (g *pwGuard) refund(t pwTicket, now time.Time) {
-	g.link.refund(t.link, now)
-	g.source.refund(t.source, now)
-	g.client.refund(t.client, now)
+func (g *pwGuard) refund(t pwTicket) {
+	g.link.refund(t.link, t.linkStart)
+	g.source.refund(t.source, t.sourceStart)
+	g.client.refund(t.client, t.clientStart)
 }
 
 // unchecked gives back an admitted attempt whose check never ran (no
 // semaphore slot): to the counters and to the argon2 budget.
-func (g *pwGuard) unchecked(t pwTicket, now time.Time) {
-	g.refund(t, now)
-	g.budget.refund()
+func (g *pwGuard) unchecked(t pwTicket) {
+	g.refund(t)
+	g.budget.refund(t.source.ip)
 }
 
 // throttled is how long an attempt of ip on link would be refused by the
@@ -141,61 +163,152 @@ func retrySeconds(wait time.Duration) int {
 	return max(int(math.Ceil(wait.Seconds())), 1)
 }
 
-// argonBudget is a token bucket of argon2 checks. Its rate is
-// argonCPUShare × GOMAXPROCS divided by the cost of one check, measured on
-// first use with the current hash parameters (the fastest of two runs: the
-// CPU a check needs, not the time it waits for a core), unless a rate is
+// argonBudget is a token bucket of argon2 checks, with a smaller bucket
+// per source (argonSourceShare of the rate and burst) in front of it. Its
+// rate is argonCPUShare × GOMAXPROCS divided by the cost of one check,
+// measured on first use with the current hash parameters (the fastest of
+// two runs: the CPU a check needs, not the time it waits for a core) and
+// again every argonRecalibrate, keeping the fastest, unless a rate is
 // configured. A check with no token left is refused at once with the time
 // until the next one, instead of queueing for the semaphore: queued checks
 // would still take the CPU, only later.
 type argonBudget struct {
 	calibrate sync.Once
+	log       *slog.Logger
+	measured  bool      // the rate is measured, not configured
+	nextCal   time.Time // when to measure again
 	mu        sync.Mutex
 	rate      float64 // checks per second
 	burst     float64 // tokens an idle edge saves up
-	tokens    float64
-	last      time.Time
+	bucket            // the edge's
+	sources   map[netip.Addr]*bucket
+	nextPrune time.Time
+}
+
+// bucket is the state of one token bucket.
+type bucket struct {
+	tokens float64
+	last   time.Time
 }
 
 // newArgonBudget returns a budget of rate checks per second; rate <= 0
-// measures it on first use.
-func newArgonBudget(rate float64) *argonBudget {
-	return &argonBudget{rate: rate}
+// measures it on first use. log may be nil.
+func newArgonBudget(rate float64, log *slog.Logger) *argonBudget {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &argonBudget{rate: rate, log: log, sources: make(map[netip.Addr]*bucket)}
 }
 
 func (b *argonBudget) init() {
 	if b.rate <= 0 {
-		cost := max(argonCost(), time.Millisecond)
-		b.rate = argonCPUShare * float64(runtime.GOMAXPROCS(0)) / cost.Seconds()
+		b.measured = true
+		b.rate = argonRate(argonCost())
+		b.nextCal = time.Now().Add(argonRecalibrate)
+		b.log.Info("password checks: argon2 budget measured", "checks_per_second", b.rate)
 	}
 	b.burst = max(b.rate*argonBurst.Seconds(), 1)
 	b.tokens = b.burst
 }
 
-// take spends a check; wait > 0 means none is left for that long.
-func (b *argonBudget) take(now time.Time) time.Duration {
+// argonRate is the budget's rate for a check costing cost.
+func argonRate(cost time.Duration) float64 {
+	return argonCPUShare * float64(runtime.GOMAXPROCS(0)) / max(cost, time.Millisecond).Seconds()
+}
+
+// take spends a check of source src; wait > 0 means none is left for that
+// long, for src or for everyone.
+func (b *argonBudget) take(src netip.Addr, now time.Time) time.Duration {
 	b.calibrate.Do(b.init)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.last.IsZero() {
-		b.last = now
+	b.maybeRecalibrate(now)
+	share := b.source(src, now)
+	if share != nil {
+		if wait := share.take(now, b.rate*argonSourceShare, b.shareBurst()); wait > 0 {
+			return wait
+		}
 	}
-	if now.After(b.last) {
-		b.tokens = min(b.tokens+now.Sub(b.last).Seconds()*b.rate, b.burst)
-		b.last = now
+	if wait := b.bucket.take(now, b.rate, b.burst); wait > 0 {
+		if share != nil {
+			share.tokens = min(share.tokens+1, b.shareBurst())
+		}
+		return wait
 	}
-	if b.tokens < 1 {
-		return time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
-	}
-	b.tokens--
 	return 0
 }
 
-// refund gives back a check that never ran.
-func (b *argonBudget) refund() {
+// refund gives back a check of src that never ran.
+func (b *argonBudget) refund(src netip.Addr) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.tokens = min(b.tokens+1, b.burst)
-	b.mu.Unlock()
+	if share := b.sources[src]; share != nil {
+		share.tokens = min(share.tokens+1, b.shareBurst())
+	}
+}
+
+func (b *argonBudget) shareBurst() float64 { return max(b.burst*argonSourceShare, 1) }
+
+// source returns src's bucket, or nil when the map is full (fail open: the
+// edge's bucket still bounds the checks). A full bucket is the same as
+// none, so those are pruned, at most once per argonBurst.
+func (b *argonBudget) source(src netip.Addr, now time.Time) *bucket {
+	if s := b.sources[src]; s != nil {
+		return s
+	}
+	if len(b.sources) >= argonSources && !now.Before(b.nextPrune) {
+		b.nextPrune = now.Add(argonBurst)
+		rate, burst := b.rate*argonSourceShare, b.shareBurst()
+		for k, s := range b.sources {
+			if s.tokens+now.Sub(s.last).Seconds()*rate >= burst {
+				delete(b.sources, k)
+			}
+		}
+	}
+	if len(b.sources) >= argonSources {
+		return nil
+	}
+	s := &bucket{tokens: b.shareBurst(), last: now}
+	b.sources[src] = s
+	return s
+}
+
+// maybeRecalibrate measures the cost of a check again, in the background,
+// every argonRecalibrate; a faster result raises the rate. Called with
+// b.mu held.
+func (b *argonBudget) maybeRecalibrate(now time.Time) {
+	if !b.measured || now.Before(b.nextCal) {
+		return
+	}
+	b.nextCal = now.Add(argonRecalibrate)
+	go func() {
+		rate := argonRate(argonCost())
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if rate > b.rate {
+			b.rate = rate
+			b.burst = max(b.rate*argonBurst.Seconds(), 1)
+			b.log.Info("password checks: argon2 budget measured again, raised", "checks_per_second", rate)
+		}
+	}()
+}
+
+// take spends a token of a bucket of rate and burst; wait > 0 means none
+// is left for that long.
+func (k *bucket) take(now time.Time, rate, burst float64) time.Duration {
+	if k.last.IsZero() {
+		k.last = now
+	}
+	if now.After(k.last) {
+		k.tokens = min(k.tokens+now.Sub(k.last).Seconds()*rate, burst)
+		k.last = now
+	}
+	if k.tokens < 1 {
+		return time.Duration((1 - k.tokens) / rate * float64(time.Second))
+	}
+	k.tokens--
+	return 0
 }
 
 // argonCost measures one argon2id check with the current parameters.
@@ -212,15 +325,16 @@ func argonCost() time.Duration {
 }
 
 // limiter counts wrong attempts per key in fixed windows. It holds at most
-// max keys; when full it first drops expired windows and, if still full,
-// refuses further attempts (fail closed: a flood of distinct keys must not
-// reopen brute force).
+// max keys; when full it drops expired windows (at most four times a
+// window, so a flood of new keys does not scan the map each) and, if still
+// full, lets new keys through uncounted (see above).
 type limiter struct {
-	mu     sync.Mutex
-	n      int
-	window time.Duration
-	max    int
-	m      map[limiterKey]*attempts
+	mu        sync.Mutex
+	n         int
+	window    time.Duration
+	max       int
+	m         map[limiterKey]*attempts
+	nextPrune time.Time
 }
 
 type limiterKey struct {
@@ -240,6 +354,13 @@ func newLimiter(n int, window time.Duration, max int) *limiter {
 // take counts an attempt of key and returns 0 when it may go ahead, else
 // how long key must wait (nothing is counted then).
 func (l *limiter) take(key limiterKey, now time.Time) time.Duration {
+	_, wait := l.count(key, now)
+	return wait
+}
+
+// count is take that also returns the start of the window the attempt was
+// counted in, for refund; zero when it went ahead uncounted (map full).
+func (l *limiter) count(key limiterKey, now time.Time) (start time.Time, wait time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	a := l.m[key]
@@ -248,20 +369,21 @@ func (l *limiter) take(key limiterKey, now time.Time) time.Duration {
 		a = nil
 	}
 	if a == nil {
-		if len(l.m) >= l.max {
+		if len(l.m) >= l.max && !now.Before(l.nextPrune) {
+			l.nextPrune = now.Add(l.window / 4)
 			l.prune(now)
-			if len(l.m) >= l.max {
-				return l.window
-			}
+		}
+		if len(l.m) >= l.max {
+			return time.Time{}, 0 // fail open
 		}
 		l.m[key] = &attempts{start: now, count: 1}
-		return 0
+		return now, 0
 	}
 	if a.count >= l.n {
-		return a.start.Add(l.window).Sub(now)
+		return time.Time{}, a.start.Add(l.window).Sub(now)
 	}
 	a.count++
-	return 0
+	return a.start, 0
 }
 
 // wait is how long key must wait now (0: an attempt would be counted);
@@ -275,11 +397,16 @@ func (l *limiter) wait(key limiterKey, now time.Time) time.Duration {
 	return 0
 }
 
-// refund gives back an attempt that was right (or never checked).
-func (l *limiter) refund(key limiterKey, now time.Time) {
+// refund gives back an attempt that was right (or never checked), counted
+// in the window that started at start; an attempt of an earlier window, or
+// never counted (zero start), gives nothing back.
+func (l *limiter) refund(key limiterKey, start time.Time) {
+	if start.IsZero() {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if a := l.m[key]; a != nil && now.Sub(a.start) < l.window {
+	if a := l.m[key]; a != nil && a.start.Equal(start) {
 		if a.count--; a.count <= 0 {
 			delete(l.m, key)
 		}

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"fmt"
 	"math"
 	"net/netip"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,34 +128,42 @@ func TestPasswordArgonBudget(t *testing.T) {
 }
 
 func TestArgonBudget(t *testing.T) {
-	b := newArgonBudget(2) // 2 checks a second
+	b := newArgonBudget(2, nil) // 2 checks a second
 	saved := int(2 * argonBurst.Seconds())
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// Each check from another source, so that no source's share applies.
+	var n byte
+	src := netip.AddrFrom4([4]byte{192, 0, 2, 0})
+	take := func(now time.Time) time.Duration {
+		n++
+		src = netip.AddrFrom4([4]byte{192, 0, 2, n})
+		return b.take(src, now)
+	}
 	for i := range saved {
-		if w := b.take(t0); w != 0 {
+		if w := take(t0); w != 0 {
 			t.Fatalf("take %d: wait %v", i, w)
 		}
 	}
-	if w := b.take(t0); w != 500*time.Millisecond {
+	if w := take(t0); w != 500*time.Millisecond {
 		t.Fatalf("empty bucket: wait %v, want 500ms", w)
 	}
-	b.refund()
-	if w := b.take(t0); w != 0 {
+	b.refund(src)
+	if w := take(t0); w != 0 {
 		t.Fatalf("after refund: wait %v", w)
 	}
-	if w := b.take(t0.Add(500 * time.Millisecond)); w != 0 {
+	if w := take(t0.Add(500 * time.Millisecond)); w != 0 {
 		t.Fatalf("after refill: wait %v", w)
 	}
 	// An earlier request time (requests run concurrently) refills nothing.
-	if w := b.take(t0.Add(400 * time.Millisecond)); w <= 0 {
+	if w := take(t0.Add(400 * time.Millisecond)); w <= 0 {
 		t.Fatalf("clock went back: wait %v", w)
 	}
 	// Idle time saves at most argonBurst's worth.
 	later := t0.Add(time.Hour)
 	for range saved {
-		b.take(later)
+		take(later)
 	}
-	if w := b.take(later); w <= 0 {
+	if w := take(later); w <= 0 {
 		t.Fatal("burst larger than argonBurst's budget")
 	}
 }
@@ -161,10 +171,94 @@ func TestArgonBudget(t *testing.T) {
 // Without a configured rate the budget measures one argon2 check: checks
 // may use a quarter of GOMAXPROCS.
 func TestArgonBudgetCalibrates(t *testing.T) {
-	b := newArgonBudget(0)
-	b.take(time.Now())
+	b := newArgonBudget(0, nil)
+	b.take(netip.Addr{}, time.Now())
 	perCheck := argonCPUShare * float64(runtime.GOMAXPROCS(0)) / b.rate // seconds
 	if math.IsNaN(b.rate) || perCheck < 0.001 || perCheck > 2 {
 		t.Fatalf("rate %.1f/s: %.3fs per check, not an argon2id check", b.rate, perCheck)
+	}
+}
+
+// One source (IPv4 address or IPv6 /48) gets at most a share of the edge's
+// argon2 budget: an address guessing on many password links of its own
+// (cheap to create, each with its own per-link counters) cannot spend the
+// whole budget, and a visitor from elsewhere is still checked.
+func TestArgonBudgetPerSource(t *testing.T) {
+	g := newPWGuard(Config{PasswordAttempts: 5, PasswordWindow: time.Minute, PasswordChecksPerSecond: 10}, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct{ name, attacker string }{
+		{"IPv4 address", "198.51.100.9"},
+		{"IPv6 /48, many /64s", "2001:db8:7:%d::1"},
+	}
+	for i, tt := range tests {
+		now := now.Add(time.Duration(i) * time.Hour) // a full budget for each
+		admitted := 0
+		for link := range int64(200) {
+			ip := tt.attacker
+			if strings.Contains(ip, "%d") {
+				ip = fmt.Sprintf(ip, link)
+			}
+			if _, wait, _ := g.admit(netip.MustParseAddr(ip), 1000+link, now); wait == 0 {
+				admitted++
+			}
+		}
+		if admitted == 0 || admitted > int(10*argonBurst.Seconds()*argonSourceShare)+1 {
+			t.Errorf("%s: %d checks admitted, want at most its share of the budget", tt.name, admitted)
+		}
+		for _, visitor := range []string{"203.0.113.5", "2001:db8:8::1"} {
+			if _, wait, busy := g.admit(netip.MustParseAddr(visitor), 1, now); wait != 0 {
+				t.Errorf("%s: visitor %s refused (busy %v, wait %v) after the attacker", tt.name, visitor, busy, wait)
+			}
+		}
+	}
+}
+
+// A refund lands only in the window the attempt was counted in: a check
+// that ends after its window must not free an attempt of the next one.
+func TestLimiterRefundSameWindow(t *testing.T) {
+	l := newLimiter(1, time.Minute, 100)
+	key := limiterKey{ip: netip.MustParseAddr("192.0.2.1"), link: 1}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	first, wait := l.count(key, t0)
+	if wait != 0 {
+		t.Fatal("first attempt refused")
+	}
+	next := t0.Add(time.Minute)
+	if _, wait := l.count(key, next); wait != 0 {
+		t.Fatal("attempt in the next window refused")
+	}
+	l.refund(key, first) // the first attempt's check ends late
+	if _, wait := l.count(key, next); wait == 0 {
+		t.Fatal("a refund from the previous window freed an attempt of this one")
+	}
+}
+
+// A full limiter fails open for new keys (the argon2 budget still bounds
+// the checks), never closed: a flood of distinct keys must not lock every
+// client out of every link. Keys already counted keep their limit.
+func TestLimiterFullFailsOpen(t *testing.T) {
+	l := newLimiter(1, time.Minute, 2)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	key := func(i int64) limiterKey { return limiterKey{ip: netip.MustParseAddr("192.0.2.1"), link: i} }
+	for i := range int64(2) {
+		if _, wait := l.count(key(i), now); wait != 0 {
+			t.Fatalf("key %d refused", i)
+		}
+	}
+	for i := range int64(5) {
+		start, wait := l.count(key(10+i), now)
+		if wait != 0 || !start.IsZero() {
+			t.Fatalf("new key on a full limiter: wait %v, counted %v; want let through uncounted", wait, !start.IsZero())
+		}
+	}
+	if _, wait := l.count(key(0), now); wait == 0 {
+		t.Fatal("a counted key lost its limit while the limiter was full")
+	}
+	if len(l.m) > 2 {
+		t.Fatalf("limiter grew to %d keys, max 2", len(l.m))
+	}
+	// Expired windows make room again.
+	if start, _ := l.count(key(20), now.Add(time.Minute)); start.IsZero() {
+		t.Fatal("expired windows not pruned")
 	}
 }

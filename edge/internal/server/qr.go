@@ -16,46 +16,47 @@ import (
 	"kurz/shared/qrcode"
 )
 
-// qrEntry is a QR code prepared for scans and rendering, cached by the
-// catalog (which drops it when the code changes). Its images are keyed by
-// content, colours and logo, so stale ones are simply never asked for
-// again and age out.
+// qrEntry is a QR code prepared for rendering, cached by the catalog
+// (which drops it when the code changes). Scans never load it: they use
+// the catalog's scan entries (catalog.QRScan), which hold no logo. Its
+// images are keyed by content, colours and logo, so stale ones are simply
+// never asked for again and age out.
 type qrEntry struct {
 	q      *link.EdgeQR
-	target string // validated target_url; '' = not a scannable link
 	fg, bg color.RGBA
-	logo   *qrcode.Logo // decoded by the first render, never by a scan
+	logo   *qrcode.Logo // decoded by the first render
 }
 
 func qrCost(e *qrEntry) int64 {
 	return int64(len(e.q.Content)+len(e.q.TargetURL)) + e.logo.Cost()
 }
 
-func (s *Server) qr(ctx *fasthttp.RequestCtx) (*qrEntry, bool) {
+// qrCode returns the {code} parameter; a malformed one is answered 404.
+func (s *Server) qrCode(ctx *fasthttp.RequestCtx) (string, bool) {
 	code, _ := ctx.UserValue("code").(string)
 	if !isAlias([]byte(code)) {
 		s.notFoundRoute(ctx)
-		return nil, false
+		return "", false
 	}
-	e, found, err := s.qrs.Get(code)
+	return code, true
+}
+
+// qrFound answers a lookup of a QR code that failed (503) or found nothing
+// (404); it reports whether the code was found.
+func (s *Server) qrFound(ctx *fasthttp.RequestCtx, found bool, err error) bool {
 	switch {
 	case err != nil:
-		s.unavailable(ctx)
-		return nil, false
+		s.loadFailed(ctx, err)
+		return false
 	case !found:
 		s.notFoundRoute(ctx)
-		return nil, false
+		return false
 	}
-	return e, true
+	return true
 }
 
 func prepareQR(q *link.EdgeQR) *qrEntry {
 	e := &qrEntry{q: q}
-	if q.TargetURL != "" {
-		if u, err := link.ValidURL(q.TargetURL); err == nil {
-			e.target = u
-		}
-	}
 	e.fg, _ = qrcode.ParseRGB(q.Foreground) // zero = default colour
 	e.bg, _ = qrcode.ParseRGB(q.Background)
 	e.logo = qrcode.NewLogo(q.Logo)
@@ -63,20 +64,25 @@ func prepareQR(q *link.EdgeQR) *qrEntry {
 	return e
 }
 
-// qrScan serves /q/{code}: one scan counted, then 302 to the target.
+// qrScan serves /q/{code}: one scan counted, then 302 to the target. It
+// loads only the code's target (catalog.QRScan), never its logo.
 func (s *Server) qrScan(ctx *fasthttp.RequestCtx) {
-	e, ok := s.qr(ctx)
+	code, ok := s.qrCode(ctx)
 	if !ok {
 		return
 	}
-	if e.target == "" {
+	q, found, err := s.cat.QRScan(code)
+	if !s.qrFound(ctx, found, err) {
+		return
+	}
+	if q.Target == "" {
 		s.notFoundRoute(ctx)
 		return
 	}
 	var v visit
 	s.observe(ctx, &v)
-	s.push(ctx, 0, e.q.ID, e.q.UserID, click.KindQR, &v)
-	s.plainRedirect(ctx, e.target)
+	s.push(ctx, 0, q.ID, q.UserID, click.KindQR, &v)
+	s.plainRedirect(ctx, q.Target)
 }
 
 // qrImage serves /qr/{code}?format=png|svg&size=100..2000, rendered once
@@ -103,8 +109,12 @@ func (s *Server) qrImage(ctx *fasthttp.RequestCtx) {
 		// loop over sizes makes at most 39 renders per format and code.
 		size = (n + linkQRStep/2) / linkQRStep * linkQRStep
 	}
-	e, ok := s.qr(ctx)
+	code, ok := s.qrCode(ctx)
 	if !ok {
+		return
+	}
+	e, found, err := s.qrs.Get(code)
+	if !s.qrFound(ctx, found, err) {
 		return
 	}
 	key := e.q.Code + "\x00" + strconv.FormatInt(int64(format), 10) + "\x00" + strconv.Itoa(size) + "\x00" +

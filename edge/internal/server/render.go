@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
@@ -78,6 +79,17 @@ func (s *Server) expired(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 
 func (s *Server) unavailable(ctx *fasthttp.RequestCtx) {
 	s.page(ctx, &pages.UnavailablePage{RetryAfter: 5})
+}
+
+// loadFailed answers 503 for a link, campaign or QR code the catalog could
+// not load: Retry-After 1 when it shed the load (catalog.ErrBusy: too many
+// loads waiting, answered at once), else as unavailable.
+func (s *Server) loadFailed(ctx *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, catalog.ErrBusy) {
+		s.page(ctx, &pages.UnavailablePage{RetryAfter: 1})
+		return
+	}
+	s.unavailable(ctx)
 }
 
 func methodNotAllowed(ctx *fasthttp.RequestCtx) {

@@ -130,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 		resolver:  cfg.Resolver,
 		secure:    strings.HasPrefix(cfg.BaseURL, "https://"),
 		pwSem:     make(chan struct{}, cfg.PasswordWorkers),
-		passwords: newPWGuard(cfg),
+		passwords: newPWGuard(cfg, cfg.Log),
 	}
 	s.hits.New = func() any { return new(click.Hit) }
 	s.countryHeader = []byte(cfg.CountryHeader)

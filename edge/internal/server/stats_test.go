@@ -279,6 +279,7 @@ func TestStatsPageTurnsPrivate(t *testing.T) {
 	})
 	startListener(t, e)
 	id := e.addLink(linkRow{Alias: "flip", URL: "https://example.com/"})
+	e.known(t, "", "flip")
 	expectBody(t, e.do(req{path: "/flip+"}), `<dd id="clicks">3</dd>`)
 	e.exec(`UPDATE links SET status = 'private' WHERE id = $1`, id)
 	waitFor(t, 2*time.Second, "stats page gone", func() bool { return e.do(req{path: "/flip+"}).StatusCode() == 404 })
