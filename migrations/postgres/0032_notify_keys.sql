@@ -17,6 +17,10 @@
 -- transaction would reach the edges as a -> b, b -> a, and their sets
 -- would end holding a instead of b (a real link answering 404). With the
 -- serial no two notices are identical, and they arrive in order.
+--
+-- Deploy order: any. Older edges ignore the new keys; a newer edge that
+-- gets a campaign notice without them (this file not applied yet) rescans
+-- the campaign keys.
 CREATE SEQUENCE kurz_notice_serial CYCLE;
 
 CREATE FUNCTION kurz_notify_campaign() RETURNS trigger

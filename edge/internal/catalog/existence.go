@@ -102,14 +102,15 @@ func (e *existence) linkAbsent(host, alias string) bool {
 // bytes (the database lower-cases them by its own rules), are never
 // certain.
 func (e *existence) campaignAbsent(key string) bool {
-	if !strings.HasPrefix(key, "r:") && !strings.HasPrefix(key, "u:") || !isASCII(key) {
+	if (!strings.HasPrefix(key, "r:") && !strings.HasPrefix(key, "u:")) || !isASCII(key) {
 		return false
 	}
 	if !absent(&e.campaigns, e.one(key)) {
 		return false
 	}
-	// A list page's numeric ref is also an id, however it is written
-	// ("u:ann/007" is campaign 7 of ann).
+	// A list page's numeric ref is also an id. UserCampaign asks only for
+	// canonical ids; should another spelling ("u:ann/007") come here, the
+	// database would read it as campaign 7, so that key decides.
 	if rest, ok := strings.CutPrefix(key, "u:"); ok {
 		if i := strings.LastIndexByte(rest, '/'); i >= 0 {
 			ref := rest[i+1:]

@@ -285,11 +285,20 @@ func TestKeySetsStaleUntilResync(t *testing.T) {
 	// Written while "down": the notice is delivered but the stale set
 	// cannot use it; the rebuild's scan finds the link.
 	exec(t, k.st, `INSERT INTO links (user_id, alias, long_url) VALUES ($1, 'missed', 'https://example.com/')`, k.user)
+	exec(t, k.st, `INSERT INTO campaigns (user_id, name, slug) VALUES ($1, 'c', 'MissedSlug')`, k.user)
+	exec(t, k.st, `INSERT INTO qr_codes (user_id, code, type, data, content) VALUES ($1, 'qmissed', 'text', '"x"', 'x')`, k.user)
 	time.Sleep(100 * time.Millisecond)
 	k.c.Resync(context.Background())
 	within(t, 5*time.Second, "sets rebuilt", func() bool { return k.c.KeySets().Ready })
 	if !k.present(t, "missed") {
 		t.Fatal("a link created while the listener was down is unknown after the resync")
+	}
+	_, rot, err1 := k.c.RotatorCampaign("missedslug")
+	_, list, err2 := k.c.UserCampaign("keyed", "missedSLUG")
+	_, qr, err3 := k.c.QRScan("qmissed")
+	if !rot || !list || !qr || errors.Join(err1, err2, err3) != nil {
+		t.Fatalf("created while the listener was down, unknown after the resync: rotator found %v, list %v, qr %v (%v)",
+			rot, list, qr, errors.Join(err1, err2, err3))
 	}
 
 	// The real thing: the listener's connection is killed, it reconnects,
@@ -306,7 +315,7 @@ func TestKeySetsStaleUntilResync(t *testing.T) {
 	if k.present(t, "unknown2") || k.src.links.Load() != before {
 		t.Fatal("rebuilt set did not answer an unknown alias from memory")
 	}
-	if ks := k.c.KeySets(); ks.Links != 1 || ks.Bytes <= 0 {
+	if ks := k.c.KeySets(); ks.Links != 1 || ks.Campaigns != 3 || ks.QRs != 1 || ks.Bytes <= 0 {
 		t.Fatalf("sets after the rebuild: %+v", ks)
 	}
 }
