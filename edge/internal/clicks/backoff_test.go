@@ -138,7 +138,12 @@ func TestReplayBacksOffWhileInsertsAreRefused(t *testing.T) {
 	conn.refuse.Store(false)
 	// The next attempt comes within the current backoff (below 5 s here).
 	waitRows(t, conn, 250, 15*time.Second)
-	waitFor(t, 5*time.Second, "an empty spool", func() bool { return p.Stats().SpoolSegments == 0 })
+	// The replayer removes a segment before it marks ClickHouse up again:
+	// wait for both, not for the first.
+	waitFor(t, 5*time.Second, "an empty spool and ClickHouse up", func() bool {
+		st := p.Stats()
+		return st.SpoolSegments == 0 && !st.ClickHouseDown
+	})
 	if st := p.Stats(); st.ClickHouseDown || st.Dropped != 0 {
 		t.Fatalf("stats after recovery: %+v", st)
 	}
