@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"strings"
 
 	"kurz/shared/pgstore"
 )
@@ -52,13 +53,34 @@ func (c *Catalog) Apply(ctx context.Context, ch pgstore.Change) {
 		}
 	case pgstore.ObjectCampaign:
 		c.keys.campaignChanged(ch)
-		c.campaigns.clear()
+		c.campaignChanged(ch)
 	case pgstore.ObjectQR:
 		c.keys.qrChanged(ch)
 		c.qrs.drop(ch.Code)
 	default:
 		c.log.Warn("change notice not understood; resyncing", "payload", ch.Payload)
 		c.Resync(ctx)
+	}
+}
+
+// campaignChanged drops what a campaign write may alter: the entries
+// loaded for it (by id) and every key it is reached by, before and after
+// the write, so a cached "no such campaign" cannot outlive its creation
+// or a new slug. del makes a load of such a key running now lose. A
+// notice without the keys (the trigger before 0032) or without its
+// owner's name (the owner is being deleted) clears every campaign.
+func (c *Catalog) campaignChanged(ch pgstore.Change) {
+	if !ch.CampaignKeys || ch.Username == "" {
+		c.campaigns.clear()
+		return
+	}
+	c.campaigns.invalidate(ch.ID)
+	keys := campaignKeys(ch.ID, ch.Slug, ch.Username)
+	if ch.OldSlug != "" && !strings.EqualFold(ch.OldSlug, ch.Slug) {
+		keys = append(keys, campaignKeys(ch.ID, ch.OldSlug, ch.Username)...)
+	}
+	for _, k := range keys {
+		c.campaigns.o.del(k)
 	}
 }
 

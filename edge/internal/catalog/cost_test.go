@@ -209,3 +209,46 @@ func TestPixelDeleteCostsOneQuery(t *testing.T) {
 		t.Fatalf("p1 after the delete: %v, %v", l, err)
 	}
 }
+
+// A campaign write drops that campaign's entries and the keys it is
+// reached by (a new slug's cached "no such campaign" too), not every
+// cached campaign on the edge.
+func TestCampaignWriteInvalidatesOnlyItself(t *testing.T) {
+	c, src, st, uid := listening(t)
+	ids := map[string]int64{}
+	for _, slug := range []string{"winter", "fall"} {
+		var id int64
+		if err := pgtest.Pool(st).QueryRow(context.Background(),
+			`INSERT INTO campaigns (user_id, name, slug) VALUES ($1, $2, $2) RETURNING id`, uid, slug).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids[slug] = id
+	}
+	time.Sleep(300 * time.Millisecond) // the set-up's notices
+	for _, slug := range []string{"winter", "fall"} {
+		if _, found, err := c.RotatorCampaign(slug); !found || err != nil {
+			t.Fatalf("%s: found %v, %v", slug, found, err)
+		}
+	}
+	if _, found, _ := c.RotatorCampaign("winter-new"); found {
+		t.Fatal("winter-new exists before it was created")
+	}
+	c.Wait()
+	fallLoads := src.count("campaign fall")
+
+	exec(t, st, `UPDATE campaigns SET slug = 'winter-new' WHERE id = $1`, ids["winter"])
+	within(t, time.Second, "the new slug", func() bool {
+		_, found, _ := c.RotatorCampaign("winter-new")
+		return found
+	})
+	within(t, time.Second, "the old slug gone", func() bool {
+		_, found, _ := c.RotatorCampaign("winter")
+		return !found
+	})
+	if _, found, _ := c.RotatorCampaign("fall"); !found {
+		t.Fatal("fall lost")
+	}
+	if got := src.count("campaign fall"); got != fallLoads {
+		t.Fatalf("fall loaded %d times after a write of winter, want %d: every campaign was dropped", got, fallLoads)
+	}
+}
