@@ -1,0 +1,84 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"kurz/shared/browsertest"
+)
+
+// TestBrowserPasswordPages: a password link's form, the wrong-password
+// answer and the throttled form ("too many attempts") as a visitor sees
+// them, on a desktop and on a phone.
+func TestBrowserPasswordPages(t *testing.T) {
+	_, base := browserEnvWithLink(t, func(c *Config) { c.PasswordAttempts = 1 })
+	tab := browsertest.NewTab(t)
+	submit := func(pw string) {
+		t.Helper()
+		browsertest.Eval[bool](tab, `(() => {
+			document.querySelector("input[type=password]").value = `+"`"+pw+"`"+`;
+			document.querySelector("form").submit();
+			return true;
+		})()`)
+		time.Sleep(700 * time.Millisecond) // the form posts to the same URL
+		tab.WaitVisible("main")
+	}
+	if st := tab.Open(base + "/locked-page"); st != 200 {
+		t.Fatalf("form: status %d", st)
+	}
+	tab.WaitVisible("input[type=password]")
+	expectNoSidewaysOverflow(t, tab)
+	tab.Screenshot("form")
+
+	submit("wrong")
+	if body := tab.Text("main"); !strings.Contains(strings.ToLower(body), "wrong") && !strings.Contains(strings.ToLower(body), "incorrect") {
+		t.Errorf("after a wrong password the page says %q", body)
+	}
+	tab.Screenshot("wrong")
+
+	submit("wrong again")
+	if body := strings.ToLower(tab.Text("main")); !strings.Contains(body, "too many") {
+		t.Errorf("after the limit the page says %q", body)
+	}
+	tab.Screenshot("throttled")
+	tab.Viewport(375, 740)
+	expectNoSidewaysOverflow(t, tab)
+	tab.Screenshot("throttled-phone")
+}
+
+// TestBrowserCampaignList: a public campaign's list page with titled and
+// untitled links, on a desktop and on a phone.
+func TestBrowserCampaignList(t *testing.T) {
+	e, base := browserEnv(t)
+	camp := e.id(`INSERT INTO campaigns (user_id, name, slug, public) VALUES ($1, 'Spring launch week', 'spring', true) RETURNING id`, e.user)
+	e.addLink(linkRow{Alias: "sl1", URL: "https://example.com/1", MetaTitle: "Our new collection", CampaignID: &camp})
+	e.addLink(linkRow{Alias: "sl2", URL: longDest, CampaignID: &camp})
+	e.addLink(linkRow{Alias: "sl3", URL: "https://example.com/3", CampaignID: &camp, Private: true})
+	tab := browsertest.NewTab(t)
+	if st := tab.Open(base + "/u/alice/spring"); st != 200 {
+		t.Fatalf("status %d", st)
+	}
+	body := tab.Text("main")
+	for _, want := range []string{"Spring launch week", "Our new collection", base + "/sl2"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("list page lacks %q: %q", want, body)
+		}
+	}
+	if strings.Contains(body, "/sl3") {
+		t.Error("a private link is listed")
+	}
+	expectNoSidewaysOverflow(t, tab)
+	tab.Screenshot("desktop")
+	tab.Viewport(375, 740)
+	expectNoSidewaysOverflow(t, tab)
+	tab.Screenshot("phone")
+}
+
+// browserEnvWithLink is browserEnv with a password link "locked-page".
+func browserEnvWithLink(t *testing.T, opts ...envOption) (*env, string) {
+	t.Helper()
+	e, base := browserEnv(t, opts...)
+	e.addLink(linkRow{Alias: "locked-page", URL: "https://example.com/secret", Password: "right", MetaTitle: "Team plans"})
+	return e, base
+}
