@@ -117,7 +117,7 @@ func (c *Catalog) RotatorCampaign(slug string) (rot *link.EdgeRotator, found boo
 	if !link.IsAliasSyntax(slug) {
 		return nil, false, nil // no slug looks like this: nothing to load or cache
 	}
-	e, found, err := c.campaigns.o.get("r:"+strings.ToLower(slug), func(ctx context.Context) (*campaignEntry, error) {
+	e, found, err := c.campaigns.o.get(rotatorKey(slug), func(ctx context.Context) (*campaignEntry, error) {
 		r, err := c.src.EdgeRotatorBySlug(ctx, slug)
 		if err != nil {
 			return nil, err
@@ -140,7 +140,7 @@ func (c *Catalog) UserCampaign(user, ref string) (camp *link.EdgeCampaign, found
 		// ("5", "05", "+5"): only the canonical one can exist.
 		return nil, false, nil
 	}
-	key := "u:" + strings.ToLower(user) + "/" + strings.ToLower(ref)
+	key := listKey(user, ref)
 	e, found, err := c.campaigns.o.get(key, func(ctx context.Context) (*campaignEntry, error) {
 		camp, err := c.src.EdgeCampaignOfUser(ctx, user, ref, id)
 		if err != nil && id > 0 && errors.Is(err, link.ErrNotFound) {
@@ -172,4 +172,11 @@ func canonicalRef(ref string) (id int64, ok bool) {
 	}
 	n, err := strconv.ParseInt(ref, 10, 64)
 	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == ref
+}
+
+// rotatorKey and listKey are the campaign cache's keys; the existence set
+// of campaigns (existence.go) holds the same keys.
+func rotatorKey(slug string) string { return "r:" + strings.ToLower(slug) }
+func listKey(username, ref string) string {
+	return "u:" + strings.ToLower(username) + "/" + strings.ToLower(ref)
 }

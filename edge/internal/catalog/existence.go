@@ -105,23 +105,9 @@ func (e *existence) campaignAbsent(key string) bool {
 	if (!strings.HasPrefix(key, "r:") && !strings.HasPrefix(key, "u:")) || !isASCII(key) {
 		return false
 	}
-	if !absent(&e.campaigns, e.one(key)) {
-		return false
-	}
-	// A list page's numeric ref is also an id. UserCampaign asks only for
-	// canonical ids; should another spelling ("u:ann/007") come here, the
-	// database would read it as campaign 7, so that key decides.
-	if rest, ok := strings.CutPrefix(key, "u:"); ok {
-		if i := strings.LastIndexByte(rest, '/'); i >= 0 {
-			ref := rest[i+1:]
-			if id, err := strconv.ParseInt(ref, 10, 64); err == nil && id > 0 {
-				if canon := strconv.FormatInt(id, 10); canon != ref {
-					return absent(&e.campaigns, e.one("u:"+rest[:i+1]+canon))
-				}
-			}
-		}
-	}
-	return true
+	// UserCampaign asks only for canonical ids (canonicalRef), so a list
+	// page's key has one spelling.
+	return absent(&e.campaigns, e.one(key))
 }
 
 // qrAbsent reports whether the QR code code certainly does not exist.
@@ -134,12 +120,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// rotatorKey and listKey are the campaign cache's keys (campaigns.go).
-func rotatorKey(slug string) string { return "r:" + strings.ToLower(slug) }
-func listKey(username, ref string) string {
-	return "u:" + strings.ToLower(username) + "/" + strings.ToLower(ref)
 }
 
 // rebuildAll starts a build of every set (after a resync).

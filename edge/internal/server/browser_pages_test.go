@@ -1,11 +1,15 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"kurz/shared/browsertest"
+	"kurz/shared/chstore"
+	"kurz/shared/link"
 )
 
 // TestBrowserPasswordPages: a password link's form, the wrong-password
@@ -81,4 +85,45 @@ func browserEnvWithLink(t *testing.T, opts ...envOption) (*env, string) {
 	e, base := browserEnv(t, opts...)
 	e.addLink(linkRow{Alias: "locked-page", URL: "https://example.com/secret", Password: "right", MetaTitle: "Team plans"})
 	return e, base
+}
+
+// TestBrowserStatsPageStates: the stats page of a public link nobody has
+// clicked yet (an empty state must say so in words) and the page while
+// ClickHouse cannot be read, on a desktop and on a phone.
+func TestBrowserStatsPageStates(t *testing.T) {
+	t.Run("never clicked", func(t *testing.T) {
+		e, base := browserEnv(t, func(c *Config) {
+			c.LinkStats = func(context.Context, int64) (*chstore.Summary, error) { return &chstore.Summary{}, nil }
+		})
+		e.addLink(linkRow{Alias: "fresh", URL: "https://example.com/new", MetaTitle: "Brand new"})
+		tab := browsertest.NewTab(t)
+		if st := tab.Open(base + "/fresh+"); st != 200 {
+			t.Fatalf("status %d", st)
+		}
+		if clicks := tab.Text("#clicks"); clicks != "0" {
+			t.Errorf("clicks show %q", clicks)
+		}
+		tab.Screenshot("desktop")
+		tab.Viewport(375, 740)
+		expectNoSidewaysOverflow(t, tab)
+		tab.Screenshot("phone")
+	})
+	t.Run("statistics unavailable", func(t *testing.T) {
+		e, base := browserEnv(t, func(c *Config) {
+			c.LinkStats = func(context.Context, int64) (*chstore.Summary, error) {
+				return nil, fmt.Errorf("read click totals: %w: connection refused", link.ErrUnavailable)
+			}
+		})
+		e.addLink(linkRow{Alias: "down", URL: "https://example.com/"})
+		tab := browsertest.NewTab(t)
+		if st := tab.Open(base + "/down+"); st != 503 {
+			t.Fatalf("status %d, want 503", st)
+		}
+		if body := tab.Text("main"); !strings.Contains(body, "temporarily unavailable") || strings.Contains(body, "connection refused") {
+			t.Errorf("unavailable page says %q", body)
+		}
+		tab.Screenshot("desktop")
+		tab.Viewport(375, 740)
+		tab.Screenshot("phone")
+	})
 }
