@@ -190,7 +190,35 @@ func (s *stack) addLink(url string) (int64, string) {
 	s.t.Helper()
 	r := s.api("POST", "/api/url/add", map[string]any{"url": url})
 	short, _ := r["shorturl"].(string)
-	return int64(r["id"].(float64)), short[strings.LastIndex(short, "/")+1:]
+	alias := short[strings.LastIndex(short, "/")+1:]
+	s.waitKnown(alias)
+	return int64(r["id"].(float64)), alias
+}
+
+// waitKnown waits until the edge has the link's change notice: the edge
+// answers an alias it has not heard of from memory (404, docs/api.md
+// "Public URLs served by the edge"), and a link is visible at every edge
+// within a second of its write. The probe is the link's QR image, which
+// counts no click.
+func (s *stack) waitKnown(alias string) {
+	s.t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for {
+		req, _ := http.NewRequest("GET", s.edgeURL+"/"+alias+"/qr", nil)
+		req.Host = "sho.rt"
+		res, err := noRedirect.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, res.Body) //nolint:errcheck
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the edge does not know link %s a second after it was written (last: %v)", alias, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 var noRedirect = &http.Client{
