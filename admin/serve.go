@@ -73,14 +73,6 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		log.Info("listening", "addr", ln.Addr().String())
 		go func() { errc <- hs.Serve(ln) }()
 	}
-	rollupCtx, stopRollup := context.WithCancel(ctx)
-	rollupDone := make(chan struct{})
-	go func() {
-		defer close(rollupDone)
-		stats.RunRollup(rollupCtx, ch, st, stats.RollupOptions{Log: log})
-	}()
-	// Stop the roll-up before the stores close (deferred above).
-	defer func() { stopRollup(); <-rollupDone }()
 	log.Info("admin ready", "took", time.Since(start).String())
 
 	select {

@@ -60,9 +60,12 @@ func tables(t *testing.T, conn driver.Conn) []string {
 // migration ranges add their own.
 var clickTables = []string{
 	"click_dims_total", "click_dims_total_mv",
-	"click_hourly", "click_hourly_mv", "click_totals", "click_totals_mv",
-	"clicks", "ingest_heartbeats", "schema_migrations",
+	"click_hourly", "click_hourly_mv", "click_owner_totals", "click_owner_totals_mv",
+	"click_totals", "click_totals_mv", "clicks", "ingest_heartbeats", "schema_migrations",
 }
+
+// droppedTables were dropped by a later migration (0008).
+var droppedTables = []string{"click_touches", "click_touches_mv"}
 
 func checkTables(t *testing.T, conn driver.Conn) {
 	t.Helper()
@@ -70,6 +73,11 @@ func checkTables(t *testing.T, conn driver.Conn) {
 	for _, want := range clickTables {
 		if !slices.Contains(got, want) {
 			t.Fatalf("table %s missing; have %v", want, got)
+		}
+	}
+	for _, gone := range droppedTables {
+		if slices.Contains(got, gone) {
+			t.Fatalf("table %s still exists", gone)
 		}
 	}
 }

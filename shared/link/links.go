@@ -96,7 +96,6 @@ type Link struct {
 	LangTargets     []LangTarget
 	Parameters      []Param
 	PixelIDs        []int64 // sorted ascending
-	Clicks          int64
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }

@@ -29,7 +29,6 @@ type QR struct {
 	HasLogo   bool
 	Logo      []byte
 	ChannelID *int64
-	Scans     int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

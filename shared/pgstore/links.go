@@ -17,7 +17,7 @@ const linkColumns = `l.id, l.user_id, l.host, l.domain_id, coalesce(d.domain, ''
 	l.meta_image, l.description, l.status, l.channel_id, l.campaign_id, l.deeplink_ios, l.deeplink_android,
 	l.geo_targets, l.device_targets, l.lang_targets, l.parameters,
 	ARRAY(SELECT lp.pixel_id FROM link_pixels lp WHERE lp.link_id = l.id ORDER BY lp.pixel_id),
-	l.clicks, l.created_at, l.updated_at
+	l.created_at, l.updated_at
 	FROM links l LEFT JOIN domains d ON d.id = l.domain_id`
 
 func scanLink(row pgx.Row) (*link.Link, error) {
@@ -26,7 +26,7 @@ func scanLink(row pgx.Row) (*link.Link, error) {
 		&l.Type, &l.SplashID, &l.OverlayID, &l.PasswordHash, &l.ExpiresAt, &l.MetaTitle, &l.MetaDescription,
 		&l.MetaImage, &l.Description, &l.Status, &l.ChannelID, &l.CampaignID, &l.DeeplinkIOS, &l.DeeplinkAndroid,
 		&l.GeoTargets, &l.DeviceTargets, &l.LangTargets, &l.Parameters, &l.PixelIDs,
-		&l.Clicks, &l.CreatedAt, &l.UpdatedAt)
+		&l.CreatedAt, &l.UpdatedAt)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -278,28 +278,40 @@ func (s *Store) FindLink(ctx context.Context, userID int64, host, alias string, 
 	return l, nil
 }
 
-// LinkOrder is the sort order of ListLinks.
-type LinkOrder int
+// ClickRanking orders ListLinks by clicks: the user's clicked links and
+// their human clicks, most first (chstore.ReadRanking: ClickHouse holds the
+// counts, PostgreSQL the links). Links not in it have no clicks.
+type ClickRanking struct {
+	IDs, Clicks []int64
+}
 
+// listLinksSQL lists a user's links newest first; listByClicksSQL ranks
+// them by $4/$5 (ids and their clicks), ties and unclicked links newest
+// first, as the date order does. The ranking may name links deleted since
+// or other users' ids: the join keeps only the user's existing links.
 const (
-	// ByDate lists newest first.
-	ByDate LinkOrder = iota
-	// ByClicks lists most clicked first, ties newest first.
-	ByClicks
+	listLinksSQL    = `SELECT ` + linkColumns + ` WHERE l.user_id = $1 ORDER BY l.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`
+	listByClicksSQL = `SELECT ` + linkColumns + `
+	LEFT JOIN unnest($4::bigint[], $5::bigint[]) AS r(id, n) ON r.id = l.id
+	WHERE l.user_id = $1 ORDER BY coalesce(r.n, 0) DESC, l.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`
 )
 
-// ListLinks returns a page of the user's links and the user's total.
-func (s *Store) ListLinks(ctx context.Context, userID int64, order LinkOrder, limit, offset int) ([]link.Link, int, error) {
+// ListLinks returns a page of the user's links, newest first, or in the
+// order of rank when it is not nil, and the user's total.
+func (s *Store) ListLinks(ctx context.Context, userID int64, rank *ClickRanking, limit, offset int) ([]link.Link, int, error) {
 	var total int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM links WHERE user_id = $1`, userID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
 	}
-	orderBy := `l.created_at DESC, l.id DESC`
-	if order == ByClicks {
-		orderBy = `l.clicks DESC, l.created_at DESC, l.id DESC`
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if rank == nil {
+		rows, err = s.pool.Query(ctx, listLinksSQL, userID, limit, offset)
+	} else {
+		rows, err = s.pool.Query(ctx, listByClicksSQL, userID, limit, offset, rank.IDs, rank.Clicks)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+linkColumns+` WHERE l.user_id = $1 ORDER BY `+orderBy+` LIMIT $2 OFFSET $3`,
-		userID, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list links of user %d: %w", userID, mapErr(err))
 	}

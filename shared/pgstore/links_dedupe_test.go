@@ -171,7 +171,7 @@ func TestCreateLinkOrReuseConcurrent(t *testing.T) {
 			t.Errorf("request %d: id %d, %v; want %d", i, ids[i], errs[i], ids[0])
 		}
 	}
-	if _, total, _ := st.ListLinks(ctx, uid, pgstore.ByDate, 100, 0); total != 1 {
+	if _, total, _ := st.ListLinks(ctx, uid, nil, 100, 0); total != 1 {
 		t.Errorf("%d links, want 1", total)
 	}
 }

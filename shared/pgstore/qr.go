@@ -13,13 +13,13 @@ import (
 // qrColumns never include the logo bytes: reads only need to know whether
 // there is one, and the edge loads the bytes itself.
 const qrColumns = `id, user_id, code, name, type, data, content, target_url, background, foreground,
-	logo IS NOT NULL, channel_id, scans, created_at, updated_at`
+	logo IS NOT NULL, channel_id, created_at, updated_at`
 
 func scanQR(row pgx.Row) (*link.QR, error) {
 	var q link.QR
 	var data []byte
 	err := row.Scan(&q.ID, &q.UserID, &q.Code, &q.Name, &q.Type, &data, &q.Content, &q.TargetURL,
-		&q.Background, &q.Foreground, &q.HasLogo, &q.ChannelID, &q.Scans, &q.CreatedAt, &q.UpdatedAt)
+		&q.Background, &q.Foreground, &q.HasLogo, &q.ChannelID, &q.CreatedAt, &q.UpdatedAt)
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 
+	"kurz/admin/internal/stats"
+	"kurz/shared/click"
 	"kurz/shared/hostname"
 	"kurz/shared/link"
 	"kurz/shared/pgstore"
@@ -206,11 +208,11 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 	if err != nil {
 		return err
 	}
-	order := pgstore.ByDate
+	byClicks := false
 	switch q.Get("order") {
 	case "", "date":
 	case "click", "clicks":
-		order = pgstore.ByClicks
+		byClicks = true
 	default:
 		return BadRequest("order", "must be date or click")
 	}
@@ -218,25 +220,43 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 	if err != nil {
 		return err
 	}
-	links, total, err := s.store.ListLinks(r.Context(), u.ID, order, page.Limit, page.Offset())
+	// ClickHouse holds the counts and PostgreSQL the links. While ClickHouse
+	// is down the list still answers, newest first, with null counts.
+	statsUp := true
+	var rank *pgstore.ClickRanking
+	if byClicks {
+		if rank, err = s.clickRanking(r.Context(), u.ID); statsDown(err) {
+			statsUp = false
+		} else if err != nil {
+			return err
+		}
+	}
+	links, total, err := s.store.ListLinks(r.Context(), u.ID, rank, page.Limit, page.Offset())
 	if err != nil {
 		return err
 	}
-	var uniques map[int64]uint64
-	if withUniques {
-		if uniques, err = s.linkUniques(r.Context(), links); err != nil {
+	var totals map[int64]stats.Totals
+	if statsUp {
+		ids := make([]int64, len(links))
+		for i := range links {
+			ids[i] = links[i].ID
+		}
+		if totals, err = s.pageTotals(r.Context(), click.KindLink, ids, withUniques); statsDown(err) {
+			statsUp = false
+		} else if err != nil {
 			return err
 		}
 	}
 	rows := make([]map[string]any, 0, len(links))
 	for i := range links {
 		l := &links[i]
+		t := totals[l.ID]
 		row := map[string]any{
 			"id":          l.ID,
 			"alias":       l.Alias,
 			"shorturl":    l.ShortURL(s.cfg.BaseURL),
 			"longurl":     l.LongURL,
-			"clicks":      l.Clicks,
+			"clicks":      count(statsUp, t.Clicks),
 			"title":       l.MetaTitle,
 			"description": l.Description,
 			"date":        link.FormatTime(l.CreatedAt),
@@ -244,11 +264,11 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 			"campaign": idOrZero(l.CampaignID),
 		}
 		if withUniques {
-			row["uniqueClicks"] = uniques[l.ID]
+			row["uniqueClicks"] = count(statsUp, t.UniqueClicks)
 		}
 		rows = append(rows, row)
 	}
-	return List(w, page, total, "urls", rows)
+	return ListExtra(w, page, total, "urls", rows, map[string]any{"statsAvailable": statsUp})
 }
 
 // parseListWith reads the list's with= parameters (repeated or comma

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"kurz/shared/click"
 	"kurz/shared/pgstore/pgtest"
 )
 
@@ -452,8 +454,8 @@ func TestLinkUpdatePartial(t *testing.T) {
 }
 
 func TestLinkListOrderAndPaging(t *testing.T) {
-	e := newEnv(t)
-	_, key := e.user("alice")
+	e, conn := newStatsEnv(t)
+	alice, key := e.user("alice")
 	_, bkey := e.user("bob")
 	ids := make([]int64, 3)
 	for i := range ids {
@@ -463,8 +465,12 @@ func TestLinkListOrderAndPaging(t *testing.T) {
 	for i, id := range ids {
 		linkSQL(t, e, `UPDATE links SET created_at = '2026-01-01 00:00:00+00'::timestamptz + make_interval(hours => $2) WHERE id = $1`, id, i)
 	}
-	linkSQL(t, e, `UPDATE links SET clicks = 7 WHERE id = $1`, ids[1])
-	linkSQL(t, e, `UPDATE links SET clicks = 2 WHERE id = ANY($1)`, []int64{ids[0], ids[2]})
+	human := hit{kind: click.KindLink, class: click.ClassHuman, visitor: 1, country: "DE"}
+	for i, n := range []int{2, 7, 2} {
+		insertOwnerHits(t, conn, alice, ids[i], slices.Repeat([]hit{human}, n))
+	}
+	// A bot's visits count for nothing, also in the order.
+	insertOwnerHits(t, conn, alice, ids[0], slices.Repeat([]hit{{kind: click.KindLink, class: click.ClassBot, visitor: 2}}, 9))
 
 	idsOf := func(items []any) []int64 {
 		var out []int64

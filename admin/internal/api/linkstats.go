@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
@@ -9,6 +10,7 @@ import (
 	"kurz/admin/internal/stats"
 	"kurz/shared/click"
 	"kurz/shared/link"
+	"kurz/shared/pgstore"
 )
 
 // Referrer categories each response's socialCount reports (spec 2.9, 2.11).
@@ -26,24 +28,51 @@ func (s *Server) linkStatsData(ctx context.Context, linkID int64) (map[string]an
 	return s.statsData(ctx, click.KindLink, linkID, linkSocialKeys, intCounts)
 }
 
-// linkUniques reads the unique visitors of a list page's links in one
-// ClickHouse query (GET /api/urls?with=uniqueClicks; a page is at most
-// MaxLimit links, within chstore.MaxUniqueIDs); without a stats service
-// (tests of other areas) every link has 0.
-func (s *Server) linkUniques(ctx context.Context, links []link.Link) (map[int64]uint64, error) {
+// pageTotals reads the numbers of a list page's targets in one ClickHouse
+// query (a page is at most MaxLimit rows, within chstore.MaxTotalsIDs),
+// from the table the single-target response reads, so a row and its
+// target's own response always agree. Without a stats service (tests of
+// other areas) every target has zero.
+func (s *Server) pageTotals(ctx context.Context, kind click.Kind, ids []int64, uniques bool) (map[int64]stats.Totals, error) {
 	if s.stats == nil {
-		return map[int64]uint64{}, nil
+		return map[int64]stats.Totals{}, nil
 	}
-	ids := make([]int64, len(links))
-	for i := range links {
-		ids[i] = links[i].ID
+	return s.stats.Totals(ctx, kind, ids, uniques)
+}
+
+// clickRanking is the order of a link list sorted by clicks: the owner's
+// clicked links from ClickHouse, most first. Without a stats service
+// nothing was clicked.
+func (s *Server) clickRanking(ctx context.Context, owner int64) (*pgstore.ClickRanking, error) {
+	if s.stats == nil {
+		return &pgstore.ClickRanking{}, nil
 	}
-	return s.stats.UniqueClicks(ctx, click.KindLink, ids)
+	r, err := s.stats.Ranking(ctx, click.KindLink, owner)
+	if err != nil {
+		return nil, err
+	}
+	return &pgstore.ClickRanking{IDs: r.IDs, Clicks: r.Clicks}, nil
+}
+
+// statsDown tells a read that ClickHouse cannot answer now (err wraps
+// link.ErrUnavailable) from any other failure. Responses that carry
+// records as well as numbers still answer 200 then: the records are in
+// PostgreSQL. Their numbers are null and statsAvailable is false, never a
+// made-up 0 (docs/api.md, "When the numbers are unavailable").
+func statsDown(err error) bool { return errors.Is(err, link.ErrUnavailable) }
+
+// count is a number for a response, or null when the stats are down.
+func count(up bool, n uint64) any {
+	if !up {
+		return nil
+	}
+	return n
 }
 
 // statsData builds a data block for kind/id. Without a stats service (tests
 // of other areas) it reports a target nobody visited, with the spec's keys
-// only.
+// only. When ClickHouse is unreachable every number is null and
+// statsAvailable is false.
 func (s *Server) statsData(ctx context.Context, kind click.Kind, id int64, social []string, counts func([]stats.Count) any) (map[string]any, error) {
 	sum := &stats.Summary{}
 	var fresh *stats.Freshness
@@ -59,7 +88,9 @@ func (s *Server) statsData(ctx context.Context, kind click.Kind, id int64, socia
 			*fresh, err = s.stats.Freshness(gctx)
 			return err
 		})
-		if err := g.Wait(); err != nil {
+		if err := g.Wait(); statsDown(err) {
+			return unavailableData(), nil
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -77,8 +108,20 @@ func (s *Server) statsData(ctx context.Context, kind click.Kind, id int64, socia
 		data["previewClicks"] = sum.PreviewClicks
 		data["prefetchClicks"] = sum.PrefetchClicks
 		data["freshness"] = freshnessJSON(*fresh)
+		data["statsAvailable"] = true
 	}
 	return data, nil
+}
+
+// unavailableData is the data block while ClickHouse cannot be read: the
+// same keys, every number null.
+func unavailableData() map[string]any {
+	data := map[string]any{"statsAvailable": false}
+	for _, k := range []string{"clicks", "uniqueClicks", "topCountries", "topReferrers", "topBrowsers", "topOs",
+		"socialCount", "botClicks", "previewClicks", "prefetchClicks", "freshness"} {
+		data[k] = nil
+	}
+	return data
 }
 
 // intCounts is a top-N list of the single-link response: name to integer

@@ -79,6 +79,12 @@ func ParsePage(r *http.Request) (Page, error) {
 // spec's samples show the string "0", but strict clients of this API
 // (error != 0, !data.error) treat any string as a failure.
 func List(w http.ResponseWriter, p Page, total int, key string, items any) error {
+	return ListExtra(w, p, total, key, items, nil)
+}
+
+// ListExtra is List with extra keys in "data" (documented extensions such
+// as statsAvailable).
+func ListExtra(w http.ResponseWriter, p Page, total int, key string, items any, extra map[string]any) error {
 	maxPage := (total + p.Limit - 1) / p.Limit
 	if maxPage < 1 {
 		maxPage = 1
@@ -87,16 +93,17 @@ func List(w http.ResponseWriter, p Page, total int, key string, items any) error
 	if p.Page < maxPage {
 		next = p.Page + 1
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"error": 0,
-		"data": map[string]any{
-			"result":      total,
-			"perpage":     p.Limit,
-			"currentpage": p.Page,
-			"nextpage":    next,
-			"maxpage":     maxPage,
-			key:           items,
-		},
-	})
+	data := map[string]any{
+		"result":      total,
+		"perpage":     p.Limit,
+		"currentpage": p.Page,
+		"nextpage":    next,
+		"maxpage":     maxPage,
+		key:           items,
+	}
+	for k, v := range extra {
+		data[k] = v
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"error": 0, "data": data})
 	return nil
 }

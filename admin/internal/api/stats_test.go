@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -45,10 +46,17 @@ type hit struct {
 
 func insertHits(t *testing.T, conn driver.Conn, target int64, hits []hit) {
 	t.Helper()
+	insertOwnerHits(t, conn, 1, target, hits)
+}
+
+// insertOwnerHits is insertHits for a target of owner (what orders lists
+// by clicks).
+func insertOwnerHits(t *testing.T, conn driver.Conn, owner, target int64, hits []hit) {
+	t.Helper()
 	var b click.Block
 	for i, h := range hits {
 		r := click.Row{ClickID: uint64(time.Now().UnixNano()) + uint64(i), UnixNano: h.at.UnixNano(), Kind: h.kind, Class: h.class,
-			Visitor: h.visitor, Country: h.country, Browser: h.ua, OS: h.os, Device: "desktop", RefHost: h.ref, RefCategory: h.cat, OwnerID: 1}
+			Visitor: h.visitor, Country: h.country, Browser: h.ua, OS: h.os, Device: "desktop", RefHost: h.ref, RefCategory: h.cat, OwnerID: uint64(owner)}
 		if h.kind == click.KindQR {
 			r.QRID = uint64(target)
 		} else {
@@ -139,13 +147,14 @@ func TestLinkStatsData(t *testing.T) {
 		"botClicks":      1,
 		"previewClicks":  1,
 		"prefetchClicks": 1,
+		"statsAvailable": true,
 	})
 
 	r = e.do("GET", fmt.Sprintf("/api/url/%d", int64(empty)), key, nil).wantStatus(t, http.StatusOK)
 	wantData(t, r.data(t), map[string]any{
 		"clicks": 0, "uniqueClicks": 0, "topCountries": 0, "topReferrers": 0, "topBrowsers": 0, "topOs": 0,
 		"socialCount": map[string]int{"socialnetwork": 0, "microblog": 0, "searchengine": 0},
-		"botClicks":   0, "previewClicks": 0, "prefetchClicks": 0,
+		"botClicks":   0, "previewClicks": 0, "prefetchClicks": 0, "statsAvailable": true,
 	})
 	e.do("GET", fmt.Sprintf("/api/url/%d", int64(id)), keyB, nil).wantStatus(t, http.StatusNotFound)
 }
@@ -171,14 +180,27 @@ func TestQRStatsData(t *testing.T) {
 		"botClicks":      1,
 		"previewClicks":  1,
 		"prefetchClicks": 1,
+		"statsAvailable": true,
 	})
 	r = e.do("GET", fmt.Sprintf("/api/qr/%d", empty), key, nil).wantStatus(t, http.StatusOK)
 	wantData(t, r.data(t), map[string]any{
 		"clicks": 0, "uniqueClicks": 0,
 		"topCountries": map[string]string{}, "topReferrers": map[string]string{}, "topBrowsers": map[string]string{}, "topOs": map[string]string{},
 		"socialCount": map[string]int{"socialnetwork": 0, "microblog": 0, "photosharing": 0},
-		"botClicks":   0, "previewClicks": 0, "prefetchClicks": 0,
+		"botClicks":   0, "previewClicks": 0, "prefetchClicks": 0, "statsAvailable": true,
 	})
+	// scans in details and in the list are the same all-time human scans.
+	details := e.do("GET", fmt.Sprintf("/api/qr/%d", id), key, nil).wantStatus(t, http.StatusOK).Body["details"].(map[string]any)
+	if details["scans"] != float64(5) {
+		t.Errorf("details.scans %v, want 5", details["scans"])
+	}
+	want := map[float64]float64{float64(id): 5, float64(empty): 0}
+	for _, it := range e.do("GET", "/api/qr", key, nil).list(t, "qrs") {
+		row := it.(map[string]any)
+		if row["scans"] != want[row["id"].(float64)] {
+			t.Errorf("list row %v, want scans %v", row, want[row["id"].(float64)])
+		}
+	}
 }
 
 func TestLinkStatsRange(t *testing.T) {
@@ -251,4 +273,79 @@ func TestLinkStatsRange(t *testing.T) {
 	e.do("GET", "/api/url/abc/stats", key, nil).wantStatus(t, http.StatusNotFound)
 	e.do("GET", "/api/url/999999/stats", key, nil).wantStatus(t, http.StatusNotFound)
 	e.do("POST", path, key, nil).wantStatus(t, http.StatusMethodNotAllowed)
+}
+
+// deadStats points e's stats service at a closed ClickHouse connection:
+// every read fails as when the server is unreachable.
+func deadStats(t *testing.T, e *testEnv) {
+	t.Helper()
+	dead, err := chstore.Open(context.Background(), os.Getenv(chtest.EnvURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.Close()
+	e.srv.stats = stats.New(dead)
+}
+
+// TestStatsUnavailable: while ClickHouse cannot be read, the responses that
+// carry records as well as numbers still answer 200 with the records; every
+// number is null and statsAvailable is false, never a made-up 0. Lists
+// asked for order=click fall back to newest first. The stats-only range
+// endpoint, which has nothing else to show, is a 503.
+func TestStatsUnavailable(t *testing.T) {
+	e, conn := newStatsEnv(t)
+	alice, key := e.user("alice")
+	var ids []int64
+	for i := range 2 {
+		ids = append(ids, idOf(t, e.addLink(t, key, map[string]any{"url": fmt.Sprintf("https://example.com/u%d", i)})))
+	}
+	// The older link has clicks, so order=click would put it first.
+	insertOwnerHits(t, conn, alice, ids[0], statsHits(click.KindLink))
+	qr := int64(e.do("POST", "/api/qr/add", key, map[string]any{"type": "text", "data": "hello"}).wantStatus(t, http.StatusOK).Body["id"].(float64))
+	up := e.do("GET", "/api/urls?order=click", key, nil).wantStatus(t, http.StatusOK).data(t)
+	if up["statsAvailable"] != true || up["urls"].([]any)[0].(map[string]any)["clicks"] != float64(5) {
+		t.Fatalf("with ClickHouse up: %v", up)
+	}
+
+	deadStats(t, e)
+	for _, path := range []string{fmt.Sprintf("/api/url/%d", ids[0]), fmt.Sprintf("/api/qr/%d", qr)} {
+		r := e.do("GET", path, key, nil).wantStatus(t, http.StatusOK)
+		if _, ok := r.Body["details"].(map[string]any)["id"]; !ok {
+			t.Errorf("%s: no record: %v", path, r.Body)
+		}
+		data := r.data(t)
+		if data["statsAvailable"] != false {
+			t.Errorf("%s: statsAvailable %v", path, data["statsAvailable"])
+		}
+		for _, k := range []string{"clicks", "uniqueClicks", "topCountries", "topReferrers", "topBrowsers", "topOs", "socialCount", "botClicks", "freshness"} {
+			if v, ok := data[k]; !ok || v != nil {
+				t.Errorf("%s: data.%s = %v (present %v), want null", path, k, v, ok)
+			}
+		}
+	}
+	if scans, ok := e.do("GET", fmt.Sprintf("/api/qr/%d", qr), key, nil).Body["details"].(map[string]any)["scans"]; !ok || scans != nil {
+		t.Errorf("details.scans %v, want null", scans)
+	}
+	for _, q := range []struct{ path, key string }{
+		{"/api/urls", "urls"}, {"/api/urls?order=click", "urls"}, {"/api/urls?with=uniqueClicks", "urls"}, {"/api/qr", "qrs"},
+	} {
+		data := e.do("GET", q.path, key, nil).wantStatus(t, http.StatusOK).data(t)
+		items := data[q.key].([]any)
+		if data["statsAvailable"] != false || len(items) == 0 {
+			t.Errorf("%s: %v", q.path, data)
+			continue
+		}
+		for _, it := range items {
+			row := it.(map[string]any)
+			for _, k := range []string{"clicks", "uniqueClicks", "scans"} {
+				if v, ok := row[k]; ok && v != nil {
+					t.Errorf("%s: row %v: %s = %v, want null", q.path, row["id"], k, v)
+				}
+			}
+		}
+		if q.key == "urls" && int64(items[0].(map[string]any)["id"].(float64)) != ids[1] {
+			t.Errorf("%s: first row %v, want the newest link %d", q.path, items[0], ids[1])
+		}
+	}
+	e.do("GET", fmt.Sprintf("/api/url/%d/stats", ids[0]), key, nil).wantStatus(t, http.StatusServiceUnavailable)
 }

@@ -1,0 +1,91 @@
+package stats_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"kurz/admin/internal/stats"
+	"kurz/shared/chstore/chtest"
+	"kurz/shared/click"
+)
+
+// TestTotals reads many targets' clicks and unique visitors in one query;
+// each equals the Summary's, and targets nobody visited are zero.
+func TestTotals(t *testing.T) {
+	conn, _ := chtest.New(t)
+	insert(t, conn, fixture())
+	svc := stats.New(conn)
+	ctx := context.Background()
+	// 7 is a QR code's id: its scans are not a link's clicks.
+	ids := []int64{42, 43, 99, 7}
+	tests := []struct {
+		uniques bool
+		want    map[int64]stats.Totals
+	}{
+		{true, map[int64]stats.Totals{42: {Clicks: 6, UniqueClicks: 4}, 43: {Clicks: 1, UniqueClicks: 1}, 99: {}, 7: {}}},
+		{false, map[int64]stats.Totals{42: {Clicks: 6}, 43: {Clicks: 1}, 99: {}, 7: {}}},
+	}
+	for _, tt := range tests {
+		got, err := svc.Totals(ctx, click.KindLink, ids, tt.uniques)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("uniques=%v: Totals = %v, want %v", tt.uniques, got, tt.want)
+		}
+	}
+	for _, id := range []int64{42, 43} {
+		sum, err := svc.Summary(ctx, click.KindLink, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := svc.Totals(ctx, click.KindLink, []int64{id}, true)
+		if sum.Clicks != got[id].Clicks || sum.UniqueClicks != got[id].UniqueClicks {
+			t.Errorf("link %d: Summary %d/%d, Totals %v", id, sum.Clicks, sum.UniqueClicks, got[id])
+		}
+	}
+	qr, err := svc.Totals(ctx, click.KindQR, []int64{7}, true)
+	if err != nil || qr[7] != (stats.Totals{Clicks: 2, UniqueClicks: 2}) {
+		t.Errorf("QR 7: %v, %v; want 2 scans by 2 visitors", qr, err)
+	}
+	if empty, err := svc.Totals(ctx, click.KindLink, nil, true); err != nil || len(empty) != 0 {
+		t.Errorf("no ids: %v, %v", empty, err)
+	}
+}
+
+// TestRanking orders an owner's clicked links by human clicks (ties: the
+// newer id first) and leaves out other owners' links, bots and QR scans.
+func TestRanking(t *testing.T) {
+	conn, _ := chtest.New(t)
+	rows := fixture() // owner 1: link 42 (6 humans), 43 (1), QR 7 (2)
+	for i, id := range []uint64{44, 44, 45} {
+		r := visit(uint64(100+i), id, t0, 500, "DE", "Chrome", "Windows", "", click.RefDirect)
+		r.OwnerID = 2
+		rows = append(rows, r)
+	}
+	tie := visit(200, 41, t0, 600, "DE", "Chrome", "Windows", "", click.RefDirect)
+	rows = append(rows, tie)
+	insert(t, conn, rows)
+	svc := stats.New(conn)
+	ctx := context.Background()
+	tests := []struct {
+		kind  click.Kind
+		owner int64
+		want  stats.Ranked
+	}{
+		{click.KindLink, 1, stats.Ranked{IDs: []int64{42, 43, 41}, Clicks: []int64{6, 1, 1}}},
+		{click.KindLink, 2, stats.Ranked{IDs: []int64{44, 45}, Clicks: []int64{2, 1}}},
+		{click.KindQR, 1, stats.Ranked{IDs: []int64{7}, Clicks: []int64{2}}},
+		{click.KindLink, 3, stats.Ranked{}},
+	}
+	for _, tt := range tests {
+		got, err := svc.Ranking(ctx, tt.kind, tt.owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("kind %d owner %d: %v, want %v", tt.kind, tt.owner, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package chstore
+
+import (
+	"context"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"kurz/shared/click"
+)
+
+// Ranked is an owner's targets with human clicks, most clicked first (ties:
+// higher id first), as parallel slices: the shape a PostgreSQL array
+// parameter takes.
+type Ranked struct {
+	IDs, Clicks []int64
+}
+
+// rankingSQL reads one owner's key range of click_owner_totals (0007).
+const rankingSQL = `SELECT target_id, sum(humans) AS n
+FROM click_owner_totals WHERE kind = ? AND owner_id = ?
+GROUP BY target_id HAVING n > 0 ORDER BY n DESC, target_id DESC`
+
+// ReadRanking returns the targets of kind that owner's visitors clicked,
+// most clicked first. It includes targets deleted since (the caller joins
+// with its own records). A ClickHouse failure wraps link.ErrUnavailable.
+func ReadRanking(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64) (Ranked, error) {
+	kn, err := KindName(kind)
+	if err != nil {
+		return Ranked{}, err
+	}
+	rows, err := conn.Query(ctx, rankingSQL, kn, uint64(owner))
+	if err != nil {
+		return Ranked{}, Unavailable("read click ranking", err)
+	}
+	defer rows.Close()
+	var r Ranked
+	for rows.Next() {
+		var id, n uint64
+		if err := rows.Scan(&id, &n); err != nil {
+			return Ranked{}, Unavailable("scan click ranking", err)
+		}
+		r.IDs = append(r.IDs, int64(id))
+		r.Clicks = append(r.Clicks, int64(n))
+	}
+	if err := rows.Err(); err != nil {
+		return Ranked{}, Unavailable("read click ranking", err)
+	}
+	return r, nil
+}

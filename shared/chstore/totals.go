@@ -1,0 +1,78 @@
+package chstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"kurz/shared/click"
+)
+
+// MaxTotalsIDs bounds one ReadTotals call: a list page (the admin's page
+// size is at most 100), so the IN set and the granules read stay small.
+const MaxTotalsIDs = 100
+
+// Totals are a target's all-time headline numbers as a list row shows
+// them: the Clicks and UniqueClicks of its Summary.
+type Totals struct {
+	Clicks, UniqueClicks uint64
+}
+
+// listTotalsSQL reads the all-time human clicks of many targets at once from
+// click_totals (0002), the table the single-target Summary reads: a list
+// row and the target's own page always agree. uniq states are the costly
+// part of a read (up to 256 KiB for a hot target), so they are merged only
+// when asked for. Targets nobody visited have no row.
+const (
+	listTotalsSQL = `SELECT target_id, countIfMerge(humans), toUInt64(0)
+FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id`
+	listTotalsUniquesSQL = `SELECT target_id, countIfMerge(humans), uniqIfMerge(visitors)
+FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id`
+)
+
+// ReadTotals returns the Totals of each of ids in one query (UniqueClicks
+// only when uniques is set, 0 otherwise); ids nobody visited map to zero
+// Totals. More than MaxTotalsIDs ids is an error, not a larger query. A
+// ClickHouse failure wraps link.ErrUnavailable.
+func ReadTotals(ctx context.Context, conn driver.Conn, kind click.Kind, ids []int64, uniques bool) (map[int64]Totals, error) {
+	kn, err := KindName(kind)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) > MaxTotalsIDs {
+		return nil, fmt.Errorf("chstore: totals of %d ids, at most %d at once", len(ids), MaxTotalsIDs)
+	}
+	out := make(map[int64]Totals, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	// IN (?) with a slice would bind an Array on 18.16; GroupSet binds a
+	// tuple the IN operator takes.
+	set := make([]any, len(ids))
+	for i, id := range ids {
+		set[i] = uint64(id)
+		out[id] = Totals{}
+	}
+	sql := listTotalsSQL
+	if uniques {
+		sql = listTotalsUniquesSQL
+	}
+	rows, err := conn.Query(ctx, sql, kn, clickhouse.GroupSet{Value: set})
+	if err != nil {
+		return nil, Unavailable("read click totals", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, clicks, visitors uint64
+		if err := rows.Scan(&id, &clicks, &visitors); err != nil {
+			return nil, Unavailable("scan click totals", err)
+		}
+		out[int64(id)] = Totals{Clicks: clicks, UniqueClicks: visitors}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, Unavailable("read click totals", err)
+	}
+	return out, nil
+}
