@@ -83,125 +83,12 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 		fmt.Fprintf(&b, " %s", env)
 	}
 	b.WriteString("\nLoad generator and servers share the machine's cores: compare the *ratios* measured in the same run, and requests per second of server CPU time (from /proc), not absolute rates.\n\n")
-	var ts []goal
-	var runs []*runReport
-	var closed, targeted, open, rss runFile
-	haveClosed := readJSON(filepath.Join(dir, "closed.json"), &closed) == nil
-	haveTargeted := readJSON(filepath.Join(dir, "targeted.json"), &targeted) == nil
-	haveOpen := readJSON(filepath.Join(dir, "open.json"), &open) == nil
-	// make bench repeats the open loop (open.json, open-2.json, ...): one
-	// run's tail swings several-fold on shared cores.
-	opens := []runFile{open}
-	for i := 2; haveOpen; i++ {
-		var f runFile
-		if readJSON(filepath.Join(dir, fmt.Sprintf("open-%d.json", i)), &f) != nil {
-			break
-		}
-		if len(f.Runs) > 0 && f.Runs[0].Latency != nil {
-			opens = append(opens, f)
-		}
+	sc := readScenarios(dir)
+	if sc.closed != nil && sc.closed.LoadAvg != "" {
+		fmt.Fprintf(&b, "Load average (1/5/15 min) at the end of the direct run: %s.\n\n", sc.closed.LoadAvg)
 	}
-	haveRSS := readJSON(filepath.Join(dir, "rss.json"), &rss) == nil
-	if haveClosed {
-		runs = append(runs, closed.Runs...)
-		k := closed.Runs[0]
-		direct := ratioTarget("Direct cache hits, 64 conns: req per server-CPU-second vs nginx", closed.Ratios["per_cpu_second_kurz_over_nginx"], 0.75,
-			fmt.Sprintf("%s req/CPU-s", human(k.ReqPerCPUSec)))
-		if bn, ok := closed.Ratios["per_cpu_second_bare_over_nginx"]; ok {
-			direct.Note = strings.TrimPrefix(direct.Note+fmt.Sprintf("; same run: bare fasthttp (map lookup + 302) %.2f× nginx, kurz %.2f× bare fasthttp",
-				bn, closed.Ratios["per_cpu_second_kurz_over_bare"]), "; ")
-		}
-		ts = append(ts, direct)
-		thr := ratioTarget("Direct cache hits, 64 conns: throughput vs nginx", closed.Ratios["throughput_kurz_over_nginx"], 0.70,
-			fmt.Sprintf("%s req/s", human(k.Throughput)))
-		if note := machineBudget(k, closedNginx(closed.Runs[1:])); note != "" {
-			thr.Note = strings.TrimPrefix(thr.Note+"; "+note, "; ")
-		}
-		ts = append(ts, thr)
-		if c := k.Clicks; c != nil {
-			ts = append(ts, goal{"Zero lost clicks (direct run)", fmt.Sprintf("expected %d, counted %d, diff %+d", c.Expected, c.Counted, c.Diff), "diff 0", "", verdict(c.OK), c.Note})
-		} else {
-			ts = append(ts, goal{Name: "Zero lost clicks (direct run)", Measured: "not checked", Goal: "diff 0", Verdict: "**miss**", Note: "run without --clickhouse"})
-		}
-		if v, ok := closed.Ratios["bench_over_wrk"]; ok && closed.Wrk != nil {
-			t := ratioTarget("Harness: bench vs wrk -t1 on nginx (throughput, same run)", v, 0.70,
-				fmt.Sprintf("bench %s vs wrk %s req/s", human(v*closed.Wrk.Throughput), human(closed.Wrk.Throughput)))
-			if c, ok := closed.Ratios["bench_over_wrk_per_client_cpu_second"]; ok {
-				t.Note = strings.TrimPrefix(t.Note+fmt.Sprintf("; per client-CPU-second %.2f× of wrk's %s", c, human(closed.Wrk.ReqPerCPU)), "; ")
-			}
-			ts = append(ts, t)
-		}
-		if closed.LoadAvg != "" {
-			fmt.Fprintf(&b, "Load average (1/5/15 min) at the end of the direct run: %s.\n\n", closed.LoadAvg)
-		}
-	} else {
-		ts = append(ts, goal{Name: "Direct cache hits vs nginx", Measured: "not measured", Verdict: "**miss**"})
-	}
-	if haveTargeted {
-		runs = append(runs, targeted.Runs...)
-		ts = append(ts, ratioTarget("Targeted links (geo+device+language): req per server-CPU-second vs nginx", targeted.Ratios["per_cpu_second_kurz_over_nginx"], 0.65,
-			fmt.Sprintf("%s req/CPU-s", human(targeted.Runs[0].ReqPerCPUSec))))
-	} else {
-		ts = append(ts, goal{Name: "Targeted links vs nginx", Measured: "not measured", Verdict: "**miss**"})
-	}
-	if haveOpen && open.Runs[0].Latency != nil {
-		o := open.Runs[0]
-		for _, f := range opens {
-			runs = append(runs, f.Runs...)
-		}
-		ts = append(ts,
-			openTarget(fmt.Sprintf("Open loop at %s req/s (50%% of max): p99", human(o.Rate)), opens, 2, func(l *latencySummary) float64 { return l.P99 }),
-			openTarget("Open loop at 50% of max: p99.9", opens, 5, func(l *latencySummary) float64 { return l.P999 }))
-	} else {
-		ts = append(ts, goal{Name: "Open loop at 50% of max", Measured: "not measured", Verdict: "**miss**"})
-	}
-	if haveRSS && rss.Runs[0].Server != nil {
-		s := rss.Runs[0]
-		runs = append(runs, rss.Runs...)
-		// MaxRSSMB is KiB/1024: compare it with 600 MB in the stricter unit.
-		t := limitTarget(fmt.Sprintf("Edge RSS with %d links cached (max while every link is requested once)", s.Requests), s.Server.MaxRSSMB, 600/1.048576, "MiB")
-		t.Goal = "<= 600 MB (572 MiB)"
-		t.Measured = fmt.Sprintf("%.0f MiB (%.0f MB)", s.Server.MaxRSSMB, s.Server.MaxRSSMB*1.048576)
-		var env rssEnvFile
-		if readJSON(filepath.Join(dir, "rss-env.json"), &env) == nil {
-			t.Note = strings.TrimPrefix(t.Note+"; "+fmt.Sprintf("edge run with GOMEMLIMIT=%s (without it Go's heap grows to twice the live data between collections); %.0f MiB after the %d-link warm-up, which took %.1f s to /readyz; %s req per CPU-second during the run (GC included)",
-				env.GoMemLimit, float64(env.RestRSSKB)/1024, env.Links, env.ReadySeconds, human(s.ReqPerCPUSec)), "; ")
-		}
-		ts = append(ts, t)
-	} else {
-		ts = append(ts, goal{Name: "Edge RSS with 1M links cached", Measured: "not measured", Goal: "<= 600 MB", Verdict: "**miss**", Note: "BENCH_RSS_LINKS=0 skipped it"})
-	}
-	var st startupFile
-	if readJSON(filepath.Join(dir, "startup.json"), &st) == nil {
-		ts = append(ts, limitTarget(fmt.Sprintf("Start to ready with a warm-up of %d links", st.Links), st.ReadySeconds, 3, "s"))
-		ts[len(ts)-1].Note = fmt.Sprintf("/readyz turns 200 once the edge has bulk-loaded the links; a sequential request to every link afterwards took %.2f s", st.WarmSeconds)
-	} else {
-		ts = append(ts, goal{Name: "Start to ready with 100k-link warm-up", Measured: "not measured", Verdict: "**miss**"})
-	}
-	var sr statsReport
-	if readJSON(filepath.Join(dir, "stats.json"), &sr) == nil && sr.Latency != nil {
-		t := limitTarget(fmt.Sprintf("Stats GET /api/url/:id, %d clicks", sr.ClicksInCH), sr.Latency.P99, 50, "ms")
-		t.Note = strings.TrimPrefix(t.Note+fmt.Sprintf("; data.clicks %d vs ClickHouse humans %d (agree: %v); timed after the insert's background merges finished (%.0f s)", sr.APIClicks, sr.HumanClicks, sr.CountsAgree, sr.MergeWaitSecs), "; ")
-		if !sr.CountsAgree {
-			// A fast answer with the wrong number proves nothing.
-			t.Verdict = "**miss**"
-			t.Note += "; the API's count is wrong, so its latency does not count"
-		}
-		ts = append(ts, t)
-	} else {
-		ts = append(ts, goal{Name: "Stats GET /api/url/:id p99 at 10M clicks", Measured: "not measured", Verdict: "**miss**"})
-	}
-	var ir ingestReport
-	if readJSON(filepath.Join(dir, "ingest.json"), &ir) == nil {
-		t := ratioTarget(fmt.Sprintf("Click ingest, batches of %d", ir.Batch), ir.RowsPerSec/300_000, 1, fmt.Sprintf("%s rows/s", human(ir.RowsPerSec)))
-		t.Goal = ">= 300k rows/s"
-		t.Name = fmt.Sprintf("Click ingest, one pipeline: %d worker(s), batches of %d rows in blocks of %d", ir.Workers, ir.Batch, ir.Chunk)
-		t.Note = strings.TrimPrefix(t.Note+"; "+ingestNote(&ir), "; ")
-		ts = append(ts, t)
-	} else {
-		ts = append(ts, goal{Name: "Click ingest >= 300k/s", Measured: "not measured", Verdict: "**miss**"})
-	}
-	b.WriteString("## Targets (issue 7)\n\n| target | measured | goal | ratio | verdict | note |\n|---|---|---|---|---|---|\n")
+	ts := sc.targets(dir)
+	b.WriteString("## Targets (issues 7 and 15)\n\n| target | measured | goal | ratio | verdict | note |\n|---|---|---|---|---|---|\n")
 	misses := 0
 	for _, t := range ts {
 		if t.Verdict != "pass" {
@@ -209,15 +96,14 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", t.Name, t.Measured, t.Goal, t.Ratio, t.Verdict, t.Note)
 	}
-	var sweep runFile
-	if readJSON(filepath.Join(dir, "sweep.json"), &sweep) == nil {
-		runs = append(runs, sweep.Runs...)
-	}
+	writeRatioTable(&b, sc.splitFiles())
+	writeSplitTable(&b, sc.splitFiles())
+	runs := sc.allRuns()
 	b.WriteString("\n## Runs\n\n| scenario | target | mode | conns | req/s | p50 | p99 | p99.9 | max | server CPU-s | req/CPU-s | RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		fmt.Fprintln(&b, runRow(r))
 	}
-	if len(sweep.Runs) > 0 {
+	if sc.sweep != nil {
 		b.WriteString("\nOpen-loop sweep (the `@` rows): latency percentiles against throughput in [sweep.svg](sweep.svg).\n")
 	}
 	if misses > 0 {
@@ -231,6 +117,226 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// scenarios are the JSON files of one `make bench` run; nil = not run.
+type scenarios struct {
+	closed, uniform, targeted, mix, rss, sweep *runFile
+	// opens are open.json, open-2.json, ...: make bench repeats the open
+	// loop, since one run's tail swings several-fold on shared cores.
+	opens []*runFile
+}
+
+func readScenarios(dir string) *scenarios {
+	sc := &scenarios{
+		closed: readRunFile(dir, "closed.json"), uniform: readRunFile(dir, "uniform.json"),
+		targeted: readRunFile(dir, "targeted.json"), mix: readRunFile(dir, "mix.json"),
+		rss: readRunFile(dir, "rss.json"), sweep: readRunFile(dir, "sweep.json"),
+	}
+	if f := readRunFile(dir, "open.json"); f != nil && f.Runs[0].Latency != nil {
+		sc.opens = append(sc.opens, f)
+		for i := 2; ; i++ {
+			f := readRunFile(dir, fmt.Sprintf("open-%d.json", i))
+			if f == nil {
+				break
+			}
+			if f.Runs[0].Latency != nil {
+				sc.opens = append(sc.opens, f)
+			}
+		}
+	}
+	return sc
+}
+
+// readRunFile reads one scenario's file; nil when it is missing or holds
+// no run.
+func readRunFile(dir, name string) *runFile {
+	var f runFile
+	if readJSON(filepath.Join(dir, name), &f) != nil || len(f.Runs) == 0 {
+		return nil
+	}
+	return &f
+}
+
+// allRuns lists every run for the runs table, scenario by scenario.
+func (sc *scenarios) allRuns() []*runReport {
+	var runs []*runReport
+	for _, f := range sc.splitFiles() {
+		runs = append(runs, f.Runs...)
+	}
+	for _, f := range []*runFile{sc.rss, sc.sweep} {
+		if f != nil {
+			runs = append(runs, f.Runs...)
+		}
+	}
+	return runs
+}
+
+// splitFiles are the scenarios whose runs carry a CPU split that matters:
+// kurz against nginx and the full mix.
+func (sc *scenarios) splitFiles() []*runFile {
+	var fs []*runFile
+	for _, f := range []*runFile{sc.closed, sc.uniform, sc.targeted} {
+		if f != nil {
+			fs = append(fs, f)
+		}
+	}
+	fs = append(fs, sc.opens...)
+	if sc.mix != nil {
+		fs = append(fs, sc.mix)
+	}
+	return fs
+}
+
+// targets is the targets table: issue 15's first (machine CPU, ratios to
+// nginx, zero loss everywhere, stats and list clicks), then issue 7's that
+// still hold (harness, RSS, start-up, ingest).
+func (sc *scenarios) targets(dir string) []goal {
+	var ts []goal
+	uniform := "Uniform hot links"
+	if sc.uniform != nil {
+		uniform = fmt.Sprintf("Uniform, %d hot links", sc.uniform.Runs[0].Links)
+	}
+	ts = append(ts, machineTarget("Direct (Zipf)", sc.closed), machineTarget(uniform, sc.uniform))
+	ts = append(ts, closedTargets("Direct cache hits", sc.closed, true)...)
+	ts = append(ts, closedTargets("Uniform hot links", sc.uniform, false)...)
+	if f := sc.targeted; f != nil {
+		ts = append(ts, ratioTarget("Targeted links (geo+device+language): req per server-CPU-second vs nginx", f.Ratios["per_cpu_second_kurz_over_nginx"], 0.65,
+			fmt.Sprintf("%s req/CPU-s", human(f.Runs[0].ReqPerCPUSec))))
+	} else {
+		ts = append(ts, goal{Name: "Targeted links vs nginx", Measured: "not measured", Verdict: "**miss**"})
+	}
+	ts = append(ts, openTargets(sc.opens)...)
+	ts = append(ts,
+		zeroLossTarget("direct", firstRuns(sc.closed)),
+		zeroLossTarget("targeted", firstRuns(sc.targeted)),
+		zeroLossTarget("uniform", firstRuns(sc.uniform)),
+		zeroLossTarget("open loop", firstRuns(sc.opens...)),
+		zeroLossTarget("mix", firstRuns(sc.mix)))
+	ts = append(ts, statsTargets(dir)...)
+	ts = append(ts, harnessTarget(sc.closed), rssTarget(dir, sc.rss), startupTarget(dir), ingestTarget(dir))
+	return ts
+}
+
+// closedTargets are a closed-loop scenario's ratios to nginx: requests per
+// server-CPU-second and throughput; bare says whether the direct run's
+// bare fasthttp reference belongs in the note.
+func closedTargets(label string, f *runFile, bare bool) []goal {
+	if f == nil {
+		return []goal{{Name: label + " vs nginx", Measured: "not measured", Verdict: "**miss**"}}
+	}
+	k := f.Runs[0]
+	prefix := fmt.Sprintf("%s, %d conns", label, k.Conns)
+	if k.Pick == "uniform" {
+		prefix = fmt.Sprintf("%s (%d links, uniform), %d conns", label, k.Links, k.Conns)
+	}
+	perCPU := ratioTarget(prefix+": req per server-CPU-second vs nginx", f.Ratios["per_cpu_second_kurz_over_nginx"], 0.75,
+		fmt.Sprintf("%s req/CPU-s", human(k.ReqPerCPUSec)))
+	if bn, ok := f.Ratios["per_cpu_second_bare_over_nginx"]; ok && bare {
+		perCPU.Note = joinNote(perCPU.Note, fmt.Sprintf("same run: bare fasthttp (map lookup + 302) %.2f× nginx, kurz %.2f× bare fasthttp",
+			bn, f.Ratios["per_cpu_second_kurz_over_bare"]))
+	}
+	thr := ratioTarget(prefix+": throughput vs nginx", f.Ratios["throughput_kurz_over_nginx"], 0.70,
+		fmt.Sprintf("%s req/s", human(k.Throughput)))
+	if note := machineBudget(k, closedNginx(f.Runs[1:])); note != "" {
+		thr.Note = joinNote(thr.Note, note)
+	}
+	return []goal{perCPU, thr}
+}
+
+func harnessTarget(f *runFile) goal {
+	v, ok := 0.0, false
+	if f != nil {
+		v, ok = f.Ratios["bench_over_wrk"]
+	}
+	if !ok || f.Wrk == nil {
+		return goal{Name: "Harness: bench vs wrk -t1 on nginx", Measured: "not measured", Goal: ">= 0.70×", Verdict: "**miss**", Note: "the direct run without --vs-wrk"}
+	}
+	t := ratioTarget("Harness: bench vs wrk -t1 on nginx (throughput, same run)", v, 0.70,
+		fmt.Sprintf("bench %s vs wrk %s req/s", human(v*f.Wrk.Throughput), human(f.Wrk.Throughput)))
+	if c, ok := f.Ratios["bench_over_wrk_per_client_cpu_second"]; ok {
+		t.Note = joinNote(t.Note, fmt.Sprintf("per client-CPU-second %.2f× of wrk's %s", c, human(f.Wrk.ReqPerCPU)))
+	}
+	return t
+}
+
+func rssTarget(dir string, f *runFile) goal {
+	if f == nil || f.Runs[0].Server == nil {
+		return goal{Name: "Edge RSS with 1M links cached", Measured: "not measured", Goal: "<= 600 MB", Verdict: "**miss**", Note: "BENCH_RSS_LINKS=0 skipped it"}
+	}
+	s := f.Runs[0]
+	// MaxRSSMB is KiB/1024: compare it with 600 MB in the stricter unit.
+	t := limitTarget(fmt.Sprintf("Edge RSS with %d links cached (max while every link is requested once)", s.Requests), s.Server.MaxRSSMB, 600/1.048576, "MiB")
+	t.Goal = "<= 600 MB (572 MiB)"
+	t.Measured = fmt.Sprintf("%.0f MiB (%.0f MB)", s.Server.MaxRSSMB, s.Server.MaxRSSMB*1.048576)
+	var env rssEnvFile
+	if readJSON(filepath.Join(dir, "rss-env.json"), &env) == nil {
+		t.Note = joinNote(t.Note, fmt.Sprintf("edge run with GOMEMLIMIT=%s (without it Go's heap grows to twice the live data between collections); %.0f MiB after the %d-link warm-up, which took %.1f s to /readyz; %s req per CPU-second during the run (GC included)",
+			env.GoMemLimit, float64(env.RestRSSKB)/1024, env.Links, env.ReadySeconds, human(s.ReqPerCPUSec)))
+	}
+	return t
+}
+
+func startupTarget(dir string) goal {
+	var st startupFile
+	if readJSON(filepath.Join(dir, "startup.json"), &st) != nil {
+		return goal{Name: "Start to ready with 100k-link warm-up", Measured: "not measured", Verdict: "**miss**"}
+	}
+	t := limitTarget(fmt.Sprintf("Start to ready with a warm-up of %d links", st.Links), st.ReadySeconds, 3, "s")
+	t.Note = fmt.Sprintf("/readyz turns 200 once the edge has bulk-loaded the links; a sequential request to every link afterwards took %.2f s", st.WarmSeconds)
+	return t
+}
+
+// statsTargets are the stats latency at 10M clicks and the list check.
+func statsTargets(dir string) []goal {
+	var sr statsReport
+	if readJSON(filepath.Join(dir, "stats.json"), &sr) != nil || sr.Latency == nil {
+		return []goal{
+			{Name: "Stats GET /api/url/:id p99 at 10M clicks", Measured: "not measured", Verdict: "**miss**"},
+			{Name: "List clicks == single-link clicks after the pipeline flushed", Measured: "not measured", Goal: "0 differ", Verdict: "**miss**"},
+		}
+	}
+	t := limitTarget(fmt.Sprintf("Stats GET /api/url/:id, %d clicks", sr.ClicksInCH), sr.Latency.P99, 50, "ms")
+	t.Note = joinNote(t.Note, fmt.Sprintf("data.clicks %d vs ClickHouse humans %d (agree: %v); timed after the insert's background merges finished (%.0f s)", sr.APIClicks, sr.HumanClicks, sr.CountsAgree, sr.MergeWaitSecs))
+	if !sr.CountsAgree {
+		// A fast answer with the wrong number proves nothing.
+		t.Verdict = "**miss**"
+		t.Note += "; the API's count is wrong, so its latency does not count"
+	}
+	return []goal{t, listTarget(sr.List)}
+}
+
+func listTarget(c *listCheck) goal {
+	t := goal{Name: "List clicks == single-link clicks after the pipeline flushed (GET /api/urls?order=click vs GET /api/url/:id)", Goal: "0 differ", Verdict: "**miss**"}
+	if c == nil {
+		t.Measured, t.Note = "not measured", "bench stats without --list-links"
+		return t
+	}
+	t.Measured, t.Verdict, t.Note = c.measured(), verdict(c.OK), c.details()
+	return t
+}
+
+func ingestTarget(dir string) goal {
+	var ir ingestReport
+	if readJSON(filepath.Join(dir, "ingest.json"), &ir) != nil {
+		return goal{Name: "Click ingest >= 300k/s", Measured: "not measured", Verdict: "**miss**"}
+	}
+	t := ratioTarget(fmt.Sprintf("Click ingest, batches of %d", ir.Batch), ir.RowsPerSec/300_000, 1, fmt.Sprintf("%s rows/s", human(ir.RowsPerSec)))
+	t.Goal = ">= 300k rows/s"
+	t.Name = fmt.Sprintf("Click ingest, one pipeline: %d worker(s), batches of %d rows in blocks of %d", ir.Workers, ir.Batch, ir.Chunk)
+	t.Note = joinNote(t.Note, ingestNote(&ir))
+	return t
+}
+
+// joinNote appends more to a note, "; "-separated.
+func joinNote(note, more string) string {
+	if note == "" {
+		return more
+	}
+	if more == "" {
+		return note
+	}
+	return note + "; " + more
 }
 
 func ratioTarget(name string, ratio, want float64, measured string) goal {
@@ -286,29 +392,6 @@ func ingestNote(r *ingestReport) string {
 		n += fmt.Sprintf("; same rows into a view-less copy of clicks: %s rows/s (ClickHouse %.1f CPU-s)", human(r.RawRowsPerSec), r.RawServerCPUSecond)
 	}
 	return n
-}
-
-// openTarget is one open-loop percentile (pct of a run's latencies) held
-// against limit: the median over the repeated runs, each run's value and
-// nginx's at the same rate, right after each run (the floor this machine
-// and harness give a server that does nothing but answer).
-func openTarget(name string, opens []runFile, limit float64, pct func(*latencySummary) float64) goal {
-	var kurz, nginx []float64
-	for _, f := range opens {
-		kurz = append(kurz, pct(f.Runs[0].Latency))
-		if ng := nginxRun(f.Runs[1:]); ng != nil {
-			nginx = append(nginx, pct(ng.Latency))
-		}
-	}
-	t := limitTarget(name, median(kurz), limit, "ms")
-	if len(kurz) > 1 {
-		t.Measured += fmt.Sprintf(" (median of %d runs)", len(kurz))
-		t.Note = strings.TrimPrefix(t.Note+"; runs: "+msList(kurz), "; ")
-	}
-	if len(nginx) > 0 {
-		t.Note = strings.TrimPrefix(t.Note+fmt.Sprintf("; nginx at the same rate: %s", msList(nginx)), "; ")
-	}
-	return t
 }
 
 // median of vs (the mean of the middle two for an even count).
@@ -378,14 +461,4 @@ func costParts(r *runReport) string {
 	}
 	parts = append(parts, fmt.Sprintf("rest %.1f", per(max(rest, 0))))
 	return fmt.Sprintf("%.1f µs (%s)", m.CPUMicrosPerRequest, strings.Join(parts, ", "))
-}
-
-// nginxRun is the first open-loop nginx run among runs, if any.
-func nginxRun(runs []*runReport) *runReport {
-	for _, r := range runs {
-		if strings.HasPrefix(r.Target, "nginx") && r.Rate > 0 && r.Latency != nil {
-			return r
-		}
-	}
-	return nil
 }

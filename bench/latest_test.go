@@ -15,7 +15,7 @@ import (
 // cells (name, measured, goal, ratio, verdict, note).
 func targetRows(t *testing.T, md string) [][]string {
 	t.Helper()
-	_, table, ok := strings.Cut(md, "## Targets (issue 7)\n\n")
+	_, table, ok := strings.Cut(md, "## Targets (issues 7 and 15)\n\n")
 	if !ok {
 		t.Fatalf("no targets section in:\n%s", md)
 	}
@@ -37,26 +37,47 @@ func targetRows(t *testing.T, md string) [][]string {
 	return rows
 }
 
+// rowNamed is the targets row whose name starts with prefix.
+func rowNamed(t *testing.T, md, prefix string) []string {
+	t.Helper()
+	for _, r := range targetRows(t, md) {
+		if strings.HasPrefix(r[0], prefix) {
+			return r
+		}
+	}
+	t.Fatalf("no target row %q in:\n%s", prefix, md)
+	return nil
+}
+
 // The report of a full `make bench` run (testdata/results holds the JSON
-// files of one) lists every target of issue 7 with a measured value and
-// the verdict its numbers give.
+// files of one) lists every target of issues 7 and 15 with a measured
+// value and the verdict its numbers give.
 func TestLatestHoldsEveryTarget(t *testing.T) {
 	md, err := buildLatest("testdata/results", "", "2 cores", time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []struct{ name, verdict string }{
-		{"Direct cache hits, 64 conns: req per server-CPU-second vs nginx", "**miss**"}, // 0.62×
-		{"Direct cache hits, 64 conns: throughput vs nginx", "**miss**"},
-		{"Zero lost clicks (direct run)", "pass"},
-		{"Harness: bench vs wrk -t1 on nginx", "pass"},
-		{"Targeted links (geo+device+language)", "**miss**"},
-		{"Open loop at 24.8k req/s (50% of max): p99", "**miss**"},
-		{"Open loop at 50% of max: p99.9", "**miss**"},
-		{"Edge RSS with 1000000 links cached", "pass"},
-		{"Start to ready with a warm-up of 100000 links", "pass"},
-		{"Stats GET /api/url/:id, 10000000 clicks", "pass"},
-		{"Click ingest, one pipeline", "pass"},
+	want := []struct{ name, ratio, verdict string }{
+		{"Direct (Zipf): machine CPU per counted redirect", "3.15×", "**miss**"}, // 24.5 µs vs 7.8 µs
+		{"Uniform, 10000 hot links: machine CPU per counted redirect", "1.63×", "pass"},
+		{"Direct cache hits, 64 conns: req per server-CPU-second vs nginx", "0.62×", "**miss**"},
+		{"Direct cache hits, 64 conns: throughput vs nginx", "0.48×", "**miss**"},
+		{"Uniform hot links (10000 links, uniform), 64 conns: req per server-CPU-second", "0.81×", "pass"},
+		{"Uniform hot links (10000 links, uniform), 64 conns: throughput", "0.72×", "pass"},
+		{"Targeted links (geo+device+language)", "0.59×", "**miss**"},
+		{"Open loop at 24.8k req/s (50% of max): p99 vs nginx's at the same rate", "6.12×", "**miss**"}, // 9.80 vs 1.60 ms
+		{"Open loop at 50% of max: p99.9 vs nginx's at the same rate", "2.74×", "pass"},                 // 34.24 vs 12.50 ms
+		{"Zero lost clicks: direct", "", "pass"},
+		{"Zero lost clicks: targeted", "", "pass"},
+		{"Zero lost clicks: uniform", "", "pass"},
+		{"Zero lost clicks: open loop", "", "pass"},
+		{"Zero lost clicks: mix", "", "pass"},
+		{"Stats GET /api/url/:id, 10000000 clicks", "0.79 of limit", "pass"},
+		{"List clicks == single-link clicks", "", "pass"},
+		{"Harness: bench vs wrk -t1 on nginx", "0.78×", "pass"},
+		{"Edge RSS with 1000000 links cached", "0.97 of limit", "pass"},
+		{"Start to ready with a warm-up of 100000 links", "0.41 of limit", "pass"},
+		{"Click ingest, one pipeline", "1.46×", "pass"},
 	}
 	rows := targetRows(t, md)
 	if len(rows) != len(want) {
@@ -64,12 +85,20 @@ func TestLatestHoldsEveryTarget(t *testing.T) {
 	}
 	for i, w := range want {
 		r := rows[i]
-		if !strings.HasPrefix(r[0], w.name) || r[4] != w.verdict || r[1] == "" || strings.Contains(r[1], "not measured") {
-			t.Errorf("row %d = %q, want %q with a measured value and verdict %s", i, r, w.name, w.verdict)
+		if !strings.HasPrefix(r[0], w.name) || r[3] != w.ratio || r[4] != w.verdict || r[1] == "" || strings.Contains(r[1], "not measured") {
+			t.Errorf("row %d = %q, want %q with a measured value, ratio %q and verdict %s", i, r, w.name, w.ratio, w.verdict)
 		}
 	}
-	if !strings.Contains(rows[0][5], "bare fasthttp (map lookup + 302) 0.99× nginx, kurz 0.63× bare fasthttp") {
-		t.Errorf("direct row lacks the bare fasthttp reference: %q", rows[0][5])
+	if !strings.Contains(rows[2][5], "bare fasthttp (map lookup + 302) 0.99× nginx, kurz 0.63× bare fasthttp") {
+		t.Errorf("direct row lacks the bare fasthttp reference: %q", rows[2][5])
+	}
+	for _, w := range []string{"kurz 24.5 µs (server 13.1, ClickHouse 6.1, PostgreSQL 5.0, admin 0.3) vs nginx 7.8 µs"} {
+		if !strings.Contains(rows[0][1], w) {
+			t.Errorf("machine row %q lacks %q", rows[0], w)
+		}
+	}
+	if !strings.Contains(rows[0][5], "window 10.0 s load + 1.8 s until the clicks settled") {
+		t.Errorf("machine row does not say its window: %q", rows[0][5])
 	}
 	if !strings.Contains(md, "## Profiles") {
 		t.Error("targets were missed but the report has no profiles section")
@@ -83,8 +112,10 @@ func TestLatestReportsMissingScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := targetRows(t, md)
-	if len(rows) != 7 { // direct, targeted, open loop, RSS, start, stats, ingest
-		t.Fatalf("%d rows, want 7:\n%s", len(rows), md)
+	// machine CPU (direct, uniform), direct, uniform, targeted, open loop,
+	// zero loss (5 scenarios), stats, list clicks, harness, RSS, start, ingest
+	if len(rows) != 17 {
+		t.Fatalf("%d rows, want 17:\n%s", len(rows), md)
 	}
 	for _, r := range rows {
 		if r[4] != "**miss**" || !strings.Contains(r[1], "not measured") {
@@ -145,19 +176,17 @@ func TestRatioTargetNearTheGoal(t *testing.T) {
 	}
 }
 
-// With --compare-nginx on the open-loop run, both open-loop rows name
-// nginx's percentiles at the same rate, the floor of this machine and
-// harness.
-func TestLatestOpenLoopNamesNginxAtTheSameRate(t *testing.T) {
+// The open-loop rows hold kurz's percentiles against nginx's at the same
+// rate in the same run: a run without nginx has no ratio and misses.
+func TestLatestOpenLoopNeedsNginxAtTheSameRate(t *testing.T) {
 	dir := t.TempDir()
 	var open runFile
 	if err := readJSON("testdata/results/open.json", &open); err != nil {
 		t.Fatal(err)
 	}
-	ng := *open.Runs[0]
-	ng.Target = "nginx return 302 127.0.0.1:40000"
+	ng := *open.Runs[1]
 	ng.Latency = &latencySummary{P50: 0.1, P99: 1.48, P999: 6.24}
-	open.Runs = append(open.Runs, &ng)
+	open.Runs[1] = &ng
 	if err := writeJSON(filepath.Join(dir, "open.json"), &open); err != nil {
 		t.Fatal(err)
 	}
@@ -165,22 +194,24 @@ func TestLatestOpenLoopNamesNginxAtTheSameRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := map[string]string{}
-	for _, r := range targetRows(t, md) {
-		if strings.HasPrefix(r[0], "Open loop") {
-			notes[r[0]] = r[5]
-		}
-	}
-	if len(notes) != 2 {
-		t.Fatalf("open-loop rows %q in:\n%s", notes, md)
-	}
-	for name, want := range map[string]string{
-		"Open loop at 24.8k req/s (50% of max): p99": "nginx at the same rate: 1.48 ms",
-		"Open loop at 50% of max: p99.9":             "nginx at the same rate: 6.24 ms",
+	for prefix, want := range map[string][]string{
+		"Open loop at 24.8k req/s (50% of max): p99": {"kurz 9.80 ms vs nginx 1.48 ms", "6.62×", "**miss**"},
+		"Open loop at 50% of max: p99.9":             {"kurz 34.24 ms vs nginx 6.24 ms", "5.49×", "**miss**"},
 	} {
-		if !strings.Contains(notes[name], want) {
-			t.Errorf("%s: note %q lacks %q", name, notes[name], want)
+		r := rowNamed(t, md, prefix)
+		if r[1] != want[0] || r[3] != want[1] || r[4] != want[2] {
+			t.Errorf("%s: row %q, want %q", prefix, r, want)
 		}
+	}
+	open.Runs = open.Runs[:1] // kurz alone
+	if err := writeJSON(filepath.Join(dir, "open.json"), &open); err != nil {
+		t.Fatal(err)
+	}
+	if md, err = buildLatest(dir, "", "", time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if r := rowNamed(t, md, "Open loop at 24.8k req/s (50% of max): p99"); r[1] != "no nginx run at the same rate" || r[4] != "**miss**" {
+		t.Errorf("without nginx: row %q, want a miss", r)
 	}
 }
 
@@ -192,8 +223,7 @@ func TestLatestThroughputNoteHasMachineBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := targetRows(t, md)
-	note := rows[1][5]
+	note := rowNamed(t, md, "Direct cache hits, 64 conns: throughput")[5]
 	for _, want := range []string{
 		"kurz 30.7 µs (server 12.5, load generator 11.6, ClickHouse 4.8, rest 1.8)",
 		"nginx 16.5 µs (server 7.8, load generator 8.4, rest 0.3)",
@@ -220,25 +250,25 @@ func TestLatestThroughputNoteHasMachineBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if note := targetRows(t, md)[1][5]; note != "missed by 31%" {
+	if note := rowNamed(t, md, "Direct cache hits, 64 conns: throughput")[5]; note != "missed by 31%" {
 		t.Errorf("note without machine numbers = %q", note)
 	}
 }
 
 // Repeated open-loop runs (open.json, open-2.json, open-3.json) are judged
-// by their median, and every run's value is printed with nginx's.
+// by the median of their ratios to nginx at the same rate, and every run's
+// values are printed.
 func TestLatestOpenLoopMedianOfRuns(t *testing.T) {
 	dir := t.TempDir()
 	var base runFile
 	if err := readJSON("testdata/results/open.json", &base); err != nil {
 		t.Fatal(err)
 	}
-	for i, lat := range []struct{ p99, p999, ngP99 float64 }{{12.5, 30, 0.9}, {1.5, 4.5, 0.4}, {1.9, 9, 1.1}} {
+	for i, lat := range []struct{ p99, p999, ngP99 float64 }{{12.5, 30, 0.9}, {1.5, 4.5, 1.0}, {1.9, 9, 1.1}} {
 		f := base
 		k := *base.Runs[0]
 		k.Latency = &latencySummary{P99: lat.p99, P999: lat.p999}
-		ng := k
-		ng.Name, ng.Target = k.Name+" (nginx)", "nginx return 302 127.0.0.1:40000"
+		ng := *base.Runs[1]
 		ng.Latency = &latencySummary{P99: lat.ngP99, P999: 2}
 		f.Runs = []*runReport{&k, &ng}
 		name := "open.json"
@@ -253,27 +283,20 @@ func TestLatestOpenLoopMedianOfRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]string{}
-	for _, r := range targetRows(t, md) {
-		if strings.HasPrefix(r[0], "Open loop") {
-			got[r[0][:strings.LastIndex(r[0], ":")]] = r
-		}
-	}
-	p99, p999 := got["Open loop at 24.8k req/s (50% of max)"], got["Open loop at 50% of max"]
-	if p99 == nil || p999 == nil {
-		t.Fatalf("open-loop rows missing in:\n%s", md)
-	}
-	// p99 median 1.9 ms passes the 2 ms limit; p99.9 median 9 ms misses 5 ms.
+	p99 := rowNamed(t, md, "Open loop at 24.8k req/s (50% of max): p99")
+	p999 := rowNamed(t, md, "Open loop at 50% of max: p99.9")
+	// p99 ratios 13.89, 1.50, 1.73: median 1.73 passes 2×; p99.9 ratios
+	// 15, 2.25, 4.5: median 4.5 misses 3×.
 	for _, c := range []struct {
-		row               []string
-		measured, verdict string
-		note              []string
+		row                      []string
+		measured, ratio, verdict string
+		note                     []string
 	}{
-		{p99, "1.90 ms (median of 3 runs)", "pass", []string{"runs: 12.50, 1.50, 1.90 ms", "nginx at the same rate: 0.90, 0.40, 1.10 ms"}},
-		{p999, "9.00 ms (median of 3 runs)", "**miss**", []string{"over by 80%", "runs: 30.00, 4.50, 9.00 ms", "nginx at the same rate: 2.00, 2.00, 2.00 ms"}},
+		{p99, "kurz 12.50, 1.50, 1.90 ms vs nginx 0.90, 1.00, 1.10 ms", "1.73× (median of 3 runs)", "pass", []string{"per run: 13.89×, 1.50×, 1.73×"}},
+		{p999, "kurz 30.00, 4.50, 9.00 ms vs nginx 2.00, 2.00, 2.00 ms", "4.50× (median of 3 runs)", "**miss**", []string{"over by 50%", "per run: 15.00×, 2.25×, 4.50×"}},
 	} {
-		if c.row[1] != c.measured || c.row[4] != c.verdict {
-			t.Errorf("row %q: want measured %q, verdict %s", c.row, c.measured, c.verdict)
+		if c.row[1] != c.measured || c.row[3] != c.ratio || c.row[4] != c.verdict {
+			t.Errorf("row %q: want measured %q, ratio %q, verdict %s", c.row, c.measured, c.ratio, c.verdict)
 		}
 		for _, n := range c.note {
 			if !strings.Contains(c.row[5], n) {
@@ -281,8 +304,8 @@ func TestLatestOpenLoopMedianOfRuns(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Count(md, "| open-50 |"); n != 3 {
-		t.Errorf("runs table lists %d open-loop kurz runs, want 3", n)
+	if n := strings.Count(md, "| open-50 |"); n != 9 { // ratio, split and runs tables
+		t.Errorf("report lists %d open-loop kurz rows, want 3 runs in each of three tables", n)
 	}
 }
 

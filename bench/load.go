@@ -25,6 +25,7 @@ type loadConfig struct {
 	Rate          float64       // requests/s over all connections; 0 = closed loop
 	ZipfS, ZipfV  float64
 	Sequential    bool   // visit every entry once, in order (cache warm-up), instead of Zipf
+	Uniform       bool   // every entry equally likely, instead of Zipf
 	DefaultHost   string // Host header of default-domain links; "" = Addr
 	CountryHeader string // e.g. CF-IPCountry; "" = not sent
 	XFF           bool   // send X-Forwarded-For with varied client IPs
@@ -52,6 +53,10 @@ type loadResult struct {
 	// ExpectedClicks counts 2xx/3xx answers to human visitors of links whose
 	// kind counts a click: what ClickHouse must hold afterwards.
 	ExpectedClicks int64
+	// ClickRows counts 2xx/3xx answers for links whose kind counts a click,
+	// any visitor class: the rows the edge writes (humans, bots and
+	// previews are all stored, apart). The CPU split divides by it.
+	ClickRows int64
 	// NonHuman counts answers to bot and preview visitors (stored apart).
 	NonHuman int64
 	ByKind   [numKinds]int64
@@ -72,7 +77,9 @@ func (c *loadConfig) validate() error {
 		return errors.New("no header tables")
 	case c.Rate < 0:
 		return errors.New("rate must not be negative")
-	case !c.Sequential && (c.ZipfS <= 1 || c.ZipfV < 1):
+	case c.Sequential && c.Uniform:
+		return errors.New("sequential and uniform exclude each other")
+	case !c.Sequential && !c.Uniform && (c.ZipfS <= 1 || c.ZipfV < 1):
 		return fmt.Errorf("zipf needs s > 1 and v >= 1 (got s=%g v=%g)", c.ZipfS, c.ZipfV)
 	}
 	return nil
@@ -152,7 +159,7 @@ type shared struct {
 
 func newShared(cfg *loadConfig) *shared {
 	sh := &shared{cfg: cfg, reqs: newRequestSet(cfg), bounded: cfg.Requests > 0}
-	if !cfg.Sequential {
+	if !cfg.Sequential && !cfg.Uniform {
 		sh.perm = rankPermutation(len(cfg.Entries), cfg.Seed)
 	}
 	sh.budget.Store(cfg.Requests)
@@ -188,6 +195,7 @@ type worker struct {
 	errs    map[string]int64
 	done    int64
 	expect  int64
+	rows    int64
 	other   int64
 	byKind  [numKinds]int64
 }
@@ -195,7 +203,7 @@ type worker struct {
 func newWorker(id int, cfg *loadConfig, sh *shared) *worker {
 	w := &worker{id: id, cfg: cfg, sh: sh, buf: make([]byte, 0, 2048), lat: newHist(), errs: map[string]int64{}}
 	w.rng = rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1))
-	if !cfg.Sequential {
+	if !cfg.Sequential && !cfg.Uniform {
 		w.zipf = newZipfPicker(w.rng, cfg.ZipfS, cfg.ZipfV, sh.perm)
 	}
 	if cfg.Rate > 0 {
@@ -205,9 +213,12 @@ func newWorker(id int, cfg *loadConfig, sh *shared) *worker {
 }
 
 func (w *worker) pick() (int, bool) {
-	if w.cfg.Sequential {
+	switch {
+	case w.cfg.Sequential:
 		i := w.sh.seqNext.Add(1) - 1
 		return int(i), i < int64(len(w.cfg.Entries))
+	case w.cfg.Uniform:
+		return w.rng.IntN(len(w.cfg.Entries)), true
 	}
 	return w.zipf.next(), true
 }
@@ -229,6 +240,9 @@ func (w *worker) record(intended, sent, done time.Time, status, idx int, human b
 	w.byKind[k]++
 	if status < 200 || status >= 400 {
 		return
+	}
+	if k.Counts() {
+		w.rows++
 	}
 	switch {
 	case !human:
@@ -281,6 +295,7 @@ func (w *worker) mergeInto(res *loadResult) {
 	}
 	res.Completed += w.done
 	res.ExpectedClicks += w.expect
+	res.ClickRows += w.rows
 	res.NonHuman += w.other
 	for s, n := range w.status {
 		if n > 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -24,26 +23,14 @@ type procCPU struct {
 
 func (c procCPU) seconds() float64 { return float64(c.UTime+c.STime) / clockTicks }
 
-// parseStat reads utime and stime (fields 14 and 15) from a /proc/PID/stat
-// line. The command name (field 2) is in parentheses and may itself hold
-// spaces and parentheses, so fields are counted after the last ')'.
+// parseStat reads utime and stime (fields 14 and 15) and the parent's pid
+// from a /proc/PID/stat line (see parseStatTimes).
 func parseStat(line []byte) (procCPU, int, error) {
-	i := bytes.LastIndexByte(line, ')')
-	if i < 0 {
-		return procCPU{}, 0, errors.New("stat: no ')' after the command name")
+	t, ppid, err := parseStatTimes(line)
+	if err != nil {
+		return procCPU{}, 0, err
 	}
-	f := strings.Fields(string(line[i+1:]))
-	// f[0] is field 3 (state); utime is field 14 -> f[11], stime f[12], ppid f[1].
-	if len(f) < 13 {
-		return procCPU{}, 0, fmt.Errorf("stat: %d fields after the command name, want >= 13", len(f))
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	ppid, err3 := strconv.Atoi(f[1])
-	if err := errors.Join(err1, err2, err3); err != nil {
-		return procCPU{}, 0, fmt.Errorf("stat: %w", err)
-	}
-	return procCPU{UTime: ut, STime: st}, ppid, nil
+	return procCPU{UTime: t.UTime, STime: t.STime}, ppid, nil
 }
 
 // parseStatusKB returns the value in kB of a "Key:   N kB" line of

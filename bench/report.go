@@ -46,7 +46,9 @@ type clickCheck struct {
 type runReport struct {
 	Name           string           `json:"name"`
 	Target         string           `json:"target"`
-	Mode           string           `json:"mode"` // closed | open | sequential
+	Mode           string           `json:"mode"`            // closed | open | sequential
+	Pick           string           `json:"pick,omitempty"`  // zipf | uniform | sequential: how aliases were drawn
+	Links          int              `json:"links,omitempty"` // aliases drawn from
 	Conns          int              `json:"connections"`
 	Rate           float64          `json:"rate,omitempty"`
 	Seconds        float64          `json:"seconds"`
@@ -60,29 +62,35 @@ type runReport struct {
 	Errors         map[string]int64 `json:"errors"`
 	ByKind         map[string]int64 `json:"by_kind,omitempty"`
 	ExpectedClicks int64            `json:"expected_clicks"`
+	ClickRows      int64            `json:"click_rows,omitempty"`
 	NonHuman       int64            `json:"non_human"`
 	Server         *procUsage       `json:"server,omitempty"`
 	ReqPerCPUSec   float64          `json:"req_per_server_cpu_second,omitempty"`
 	Client         *procUsage       `json:"client,omitempty"`
 	Machine        *machineUsage    `json:"machine,omitempty"`
 	Clicks         *clickCheck      `json:"clicks,omitempty"`
+	// Split is the per-process CPU split of the run's window (cpusplit.go).
+	Split *cpuSplit `json:"cpu_split,omitempty"`
 }
 
 func newRunReport(name, target string, cfg *loadConfig, res *loadResult) *runReport {
 	secs := res.End.Sub(res.Start).Seconds()
-	mode := "closed"
+	mode, pick := "closed", "zipf"
 	switch {
 	case cfg.Sequential:
-		mode = "sequential"
+		mode, pick = "sequential", "sequential"
 	case cfg.Rate > 0:
 		mode = "open"
 	}
+	if cfg.Uniform {
+		pick = "uniform"
+	}
 	r := &runReport{
-		Name: name, Target: target, Mode: mode, Conns: cfg.Conns, Rate: cfg.Rate,
+		Name: name, Target: target, Mode: mode, Pick: pick, Links: len(cfg.Entries), Conns: cfg.Conns, Rate: cfg.Rate,
 		Seconds: secs, Requests: res.Completed, Latency: summarize(res.Latency),
 		Service: summarize(res.Service), SchedLag: summarize(res.Lag), HarnessLag: summarize(res.HarnessLag),
 		Status: res.Status, Errors: res.Errors, ByKind: map[string]int64{},
-		ExpectedClicks: res.ExpectedClicks, NonHuman: res.NonHuman,
+		ExpectedClicks: res.ExpectedClicks, ClickRows: res.ClickRows, NonHuman: res.NonHuman,
 	}
 	if secs > 0 {
 		r.Throughput = float64(res.Completed) / secs
@@ -110,6 +118,9 @@ func (r *runReport) writeTable(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  requests     %d in %.2f s = %s req/s\n", r.Requests, r.Seconds, human(r.Throughput))
+	if r.Pick == "uniform" && r.Links > 0 {
+		fmt.Fprintf(w, "  links        %d, uniformly hot: %.1f requests per link per second\n", r.Links, r.Throughput/float64(r.Links))
+	}
 	if l := r.Latency; l != nil {
 		label := "latency"
 		if r.Mode == "open" {
@@ -143,6 +154,9 @@ func (r *runReport) writeTable(w io.Writer) {
 			fmt.Fprintf(w, "; ClickHouse %.2f CPU-s", c.CPUSeconds)
 		}
 		fmt.Fprintln(w)
+	}
+	if s := r.Split; s != nil {
+		fmt.Fprintf(w, "  cpu split    %s\n", s.line())
 	}
 	if c := r.Clicks; c != nil {
 		verdict := "OK"

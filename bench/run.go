@@ -30,6 +30,10 @@ type runOptions struct {
 	jsonOut      string
 	clickhouse   string
 	chPID        int
+	pgPID        int
+	adminPID     int
+	settleTail   time.Duration
+	hot          int
 	flushWait    time.Duration
 	quiet        time.Duration
 	compareNginx bool
@@ -57,6 +61,8 @@ func (o *runOptions) register(fs *flag.FlagSet) {
 	fs.Float64Var(&l.ZipfS, "zipf-s", 1.1, "Zipf exponent s (> 1; larger = more skewed)")
 	fs.Float64Var(&l.ZipfV, "zipf-v", 1, "Zipf offset v (>= 1)")
 	fs.BoolVar(&l.Sequential, "sequential", false, "request every alias exactly once (cache warm-up) instead of Zipf")
+	fs.BoolVar(&l.Uniform, "uniform", false, "draw aliases uniformly instead of Zipf (with --hot N: N equally hot links)")
+	fs.IntVar(&o.hot, "hot", 0, "use only the first N links of the alias file (after --kinds); the file's order is random")
 	fs.StringVar(&l.DefaultHost, "host", "", "Host header for default-domain links (default: --addr)")
 	fs.StringVar(&l.CountryHeader, "country-header", "CF-IPCountry", "trusted country header to vary (empty: not sent); the edge needs KURZ_COUNTRY_HEADER set to the same")
 	fs.BoolVar(&l.XFF, "xff", false, "send X-Forwarded-For with varied client IPs (edge needs KURZ_TRUSTED_PROXIES=127.0.0.1/32)")
@@ -71,7 +77,10 @@ func (o *runOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.procs, "procs", 1, "GOMAXPROCS of the load generator (wrk -t1 uses one core)")
 	fs.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&o.clickhouse, "clickhouse", "", "ClickHouse DSN: run the zero-loss check (e.g. clickhouse://127.0.0.1:9000/default)")
-	fs.IntVar(&o.chPID, "clickhouse-pid", 0, "ClickHouse server's pid: its CPU time during kurz's runs (the click ingest the target causes) goes into the machine line")
+	fs.IntVar(&o.chPID, "clickhouse-pid", 0, "ClickHouse server's pid: its CPU time goes into the machine line and the CPU split")
+	fs.IntVar(&o.pgPID, "postgres-pid", 0, "PostgreSQL postmaster's pid (first line of postmaster.pid): its process tree's CPU (backends are its children) goes into the CPU split")
+	fs.IntVar(&o.adminPID, "admin-pid", 0, "the admin process's pid: its CPU goes into the CPU split")
+	fs.DurationVar(&o.settleTail, "settle-tail", time.Second, "the CPU split of a run with the zero-loss check goes on this long after the count settled: work the last clicks start on a timer (the admin's once-a-second steps, ClickHouse merging the last parts) is counted")
 	fs.DurationVar(&o.flushWait, "flush-wait", 30*time.Second, "zero-loss check: longest wait for the click pipeline to flush")
 	fs.DurationVar(&o.quiet, "quiet", 3*time.Second, "zero-loss check: the count must stay unchanged this long")
 	fs.BoolVar(&o.compareNginx, "compare-nginx", false, "run the same load against a private nginx 'return 302' and print kurz/nginx ratios")
@@ -107,6 +116,12 @@ func (o *runOptions) prepare() error {
 	}
 	if o.load.Entries = filterKinds(pop.Entries, keep); len(o.load.Entries) == 0 {
 		return fmt.Errorf("no links of kinds %q in %s", o.kinds, o.aliases)
+	}
+	if o.hot > 0 {
+		if len(o.load.Entries) < o.hot {
+			return fmt.Errorf("--hot %d: %s holds only %d links of kinds %q", o.hot, o.aliases, len(o.load.Entries), o.kinds)
+		}
+		o.load.Entries = o.load.Entries[:o.hot]
 	}
 	o.load.ownerID = pop.OwnerID
 	if o.load.Tables, err = loadTables(o.tables); err != nil {
@@ -186,7 +201,9 @@ func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // measure runs one load with CPU/RSS sampling of pid (when > 0) and of the
-// harness itself, and the zero-loss check when ch is set.
+// harness itself, the zero-loss check when ch is set, and the CPU split of
+// a local target (pid > 0): from the load's start until the clicks have
+// settled (and --settle-tail), or until the load's end without a check.
 func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadConfig, pid int, ch driver.Conn, prof *profiler) (*runReport, error) {
 	var baseline int64
 	if ch != nil {
@@ -198,6 +215,16 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 			return nil, errors.New("clicks in ClickHouse did not settle before the run (a pipeline is still flushing)")
 		}
 		baseline = n
+	}
+	// The split's first reading comes first: a failure leaves no sampler running.
+	var roles []splitRole
+	var snap0 stackSnapshot
+	if pid > 0 {
+		roles = o.splitRoles(pid)
+		var err error
+		if snap0, err = takeSnapshot("/proc", roles); err != nil {
+			return nil, err
+		}
 	}
 	var srv *procSampler
 	if pid > 0 {
@@ -220,6 +247,7 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 	mBefore, mErr := readMachineCPU()
 	profDone := prof.start(ctx)
 	res, err := runLoad(ctx, cfg)
+	loadEnd := time.Now()
 	mAfter, mErr2 := readMachineCPU()
 	cli, _ := self.stop()
 	var chUse procUsage
@@ -253,19 +281,66 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 		r.setServer(su)
 	}
 	if ch != nil {
-		n, settled, err := settledCount(ctx, ch, cfg.ownerID, o.quiet, o.flushWait, baseline+res.ExpectedClicks)
-		if err != nil {
+		if r.Clicks, err = checkClicks(ctx, o, ch, cfg.ownerID, baseline, res.ExpectedClicks); err != nil {
 			return nil, err
 		}
-		c := &clickCheck{Expected: res.ExpectedClicks, Counted: n - baseline}
-		c.Diff = c.Counted - c.Expected
-		c.OK = c.Diff == 0
-		if !settled {
-			c.Note = "count still changing after --flush-wait"
+	}
+	if roles != nil {
+		if r.Split, err = finishSplit(ctx, o, snap0, roles, loadEnd, pid == o.pid, ch != nil, res); err != nil {
+			return nil, err
 		}
-		r.Clicks = c
 	}
 	return r, nil
+}
+
+// checkClicks is the zero-loss check: it waits until the owner's human
+// clicks in ClickHouse reach baseline + expected (or stop changing).
+func checkClicks(ctx context.Context, o *runOptions, ch driver.Conn, owner, baseline, expected int64) (*clickCheck, error) {
+	n, settled, err := settledCount(ctx, ch, owner, o.quiet, o.flushWait, baseline+expected)
+	if err != nil {
+		return nil, err
+	}
+	c := &clickCheck{Expected: expected, Counted: n - baseline}
+	c.Diff = c.Counted - c.Expected
+	c.OK = c.Diff == 0
+	if !settled {
+		c.Note = "count still changing after --flush-wait"
+	}
+	return c, nil
+}
+
+// splitRoles are the processes the CPU split of a run against pid reads:
+// the target's tree, ClickHouse, PostgreSQL's postmaster and its backends,
+// the admin (each when its pid is known) and the load generator itself.
+func (o *runOptions) splitRoles(pid int) []splitRole {
+	roles := []splitRole{{part: partServer, pid: pid, tree: true}}
+	for _, r := range []splitRole{{partClickHouse, o.chPID, true}, {partPostgres, o.pgPID, true}, {partAdmin, o.adminPID, true}} {
+		if r.pid > 0 {
+			roles = append(roles, r)
+		}
+	}
+	return append(roles, splitRole{part: partLoadGen, pid: os.Getpid()})
+}
+
+// finishSplit takes the second snapshot (after --settle-tail when the run
+// waited for its clicks) and returns the split. kurz's machine cost sums
+// the stack per click row; a reference server's is its own CPU per request.
+func finishSplit(ctx context.Context, o *runOptions, snap0 stackSnapshot, roles []splitRole, loadEnd time.Time, kurz, checked bool, res *loadResult) (*cpuSplit, error) {
+	if checked && o.settleTail > 0 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(o.settleTail):
+		}
+	}
+	snap1, err := takeSnapshot("/proc", roles)
+	if err != nil {
+		return nil, err
+	}
+	if kurz {
+		return newCPUSplit(snap0, snap1, loadEnd, res.ClickRows, stackParts), nil
+	}
+	return newCPUSplit(snap0, snap1, loadEnd, res.Completed, []string{partServer}), nil
 }
 
 // compareNginx runs the same load against a private nginx, and wrk too
@@ -296,6 +371,11 @@ func compareNginx(ctx context.Context, o *runOptions, kurz *runReport, out *runF
 		fmt.Fprintf(stdout, ", requests per server-CPU-second %.2f×", v)
 	}
 	fmt.Fprintln(stdout)
+	if m, ok := machineRatio(kurz, nr); ok {
+		out.Ratios["machine_cpu_per_redirect_kurz_over_nginx"] = m.ratio
+		fmt.Fprintf(stdout, "== machine CPU per counted redirect: kurz %.1f µs (%s) vs nginx %.1f µs of server CPU per request = %.2f× (target <= 2×)\n",
+			m.kurz, kurz.Split.partsList(kurz.Split.MachineParts), m.nginx, m.ratio)
+	}
 	if !o.vsWrk {
 		return nr, nil
 	}

@@ -34,6 +34,8 @@ type statsReport struct {
 	// ViewHumans is the human count in click_totals (the materialized
 	// view the API should read): it must equal HumanClicks.
 	ViewHumans int64 `json:"view_humans"`
+	// List compares the list's clicks with the single-link answer's.
+	List *listCheck `json:"list,omitempty"`
 }
 
 func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
@@ -47,6 +49,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	requests := fs.Int("requests", 200, "GET /api/url/:id requests to time (sequential)")
 	settle := fs.Duration("settle", 90*time.Second, "after inserting, wait up to this long for ClickHouse's background merges to finish before timing: a link holds 10M clicks for months, the minute after a 10M-row burst is not its typical state (0 = time at once)")
 	maxTime := fs.Duration("max-time", 20*time.Second, "stop timing after this long if at least 50 requests were timed (a slow API must not stall make bench)")
+	listLinks := fs.Int("list-links", 100, "after timing, compare the clicks of this many links of GET /api/urls?order=click with GET /api/url/:id (1-100; 0 = skip)")
 	jsonOut := fs.String("json", "", "write the result as JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -122,6 +125,13 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	rep.Latency = summarize(h)
 	rep.CountsAgree = rep.APIClicks == rep.HumanClicks
+	if *listLinks > 0 {
+		// A failed check is a result (a miss in latest.md), not a reason
+		// to lose the latency numbers.
+		if rep.List, err = checkListClicks(ctx, api, *listLinks, *linkID); err != nil {
+			rep.List = &listCheck{Note: err.Error()}
+		}
+	}
 	fmt.Fprintf(stdout, "== stats: GET %s with %d clicks in ClickHouse (%d human; click_totals agrees)\n", path, rep.ClicksInCH, rep.HumanClicks)
 	if rep.Inserted > 0 {
 		fmt.Fprintf(stdout, "  inserted     %d synthetic clicks in %.1f s; background merges finished %.1f s later\n", rep.Inserted, rep.InsertSecs, rep.MergeWaitSecs)
@@ -129,6 +139,9 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	l := rep.Latency
 	fmt.Fprintf(stdout, "  latency      p50 %s  p90 %s  p99 %s  p99.9 %s  max %s (%d sequential requests)\n", msf(l.P50), msf(l.P90), msf(l.P99), msf(l.P999), msf(l.Max), rep.Requests)
 	fmt.Fprintf(stdout, "  data.clicks  %d (ClickHouse humans %d): agree=%v\n", rep.APIClicks, rep.HumanClicks, rep.CountsAgree)
+	if c := rep.List; c != nil {
+		fmt.Fprintf(stdout, "  list clicks  %s: ok=%v\n", c.summary(), c.OK)
+	}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, rep)
 	}

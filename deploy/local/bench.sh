@@ -2,7 +2,10 @@
 # `make bench`: the standard benchmark scenario end to end, from a fresh
 # private stack, in a few minutes. Starts PostgreSQL + ClickHouse under
 # .run/bench, migrates, creates a key, seeds links (COPY bulk path), starts
-# the edge, warms it up, runs the scenarios of issue 7, writes
+# the admin and the edge as `make run` does (default flush settings; both
+# run through every scenario, as deployed), warms the edge up, runs the
+# scenarios of issues 7 and 15 (each kurz run with the per-process CPU
+# split of edge, ClickHouse, PostgreSQL, admin, load generator), writes
 # .run/bench-results/latest.md (untracked; the scenario files are in
 # .run/bench-results/scenarios), then stops everything it started and
 # removes the bulk data (~2.5 GB of PostgreSQL and ClickHouse files and
@@ -13,6 +16,8 @@
 # copy kept in the repository.
 #
 # Knobs (environment): BENCH_LINKS (100000), BENCH_DURATION (10s),
+# BENCH_HOT (10000: links of the uniform scenario, at most the direct
+# links seeded, 80% of BENCH_LINKS),
 # BENCH_CONNS (64), BENCH_EDGE_PROCS (GOMAXPROCS of the edge, 1),
 # BENCH_EDGE_GODEBUG (schedtrace=2147483647, see edge/PERFORMANCE.md; empty
 # to run the edge with Go's defaults),
@@ -22,14 +27,16 @@
 # restarts the edge with GOMEMLIMIT=BENCH_RSS_GOMEMLIMIT (560MiB) and requests
 # every link once: ~70 s; 0 skips it), BENCH_SWEEP (0; 1 adds
 # an open-loop sweep of the direct links and sweep.svg, ~40 s),
-# BENCH_RESULTS_DIR (.run/bench-results), KEEP_BENCH_DATA (0; 1 keeps
-# .run/bench for inspection; the next run removes it anyway).
+# BENCH_RESULTS_DIR (.run/bench-results), BENCH_DIR (.run/bench: the
+# private stack's data; another directory lets a short trial run beside a
+# real one), KEEP_BENCH_DATA (0; 1 keeps BENCH_DIR for inspection; the
+# next run removes it anyway).
 # The edge runs with KURZ_PPROF_ADDR on loopback: CPU profiles of the
 # direct and targeted runs go into latest.md when a target is missed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-dir=$root/.run/bench
+dir=${BENCH_DIR:-$root/.run/bench}
 outdir=${BENCH_RESULTS_DIR:-$root/.run/bench-results}
 res=$outdir/scenarios
 log() { printf 'bench: %s\n' "$*" >&2; }
@@ -123,6 +130,21 @@ uid=$(printf '%s' "$out" | sed -E 's/.*"id":([0-9]+).*/\1/')
 log "seed $links links (COPY)"
 bin/bench seed --via pg --user-id "$uid" --links "$links" --out "$dir/aliases.tsv"
 
+# The admin runs through every scenario as `make run` starts it (default
+# flush settings): a deployment pays for whatever it does with the clicks,
+# and the CPU split measures it beside the edge, ClickHouse and PostgreSQL.
+log "start admin"
+bin/admin serve >"$res/admin.log" 2>&1 &
+admin_pid=$!
+pids+=("$admin_pid")
+for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$admin_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+kill -0 "$admin_pid" 2>/dev/null || { cat "$res/admin.log" >&2; exit 1; }
+# The postmaster's pid (first line of postmaster.pid in the data directory,
+# stack.sh pg_dir): the CPU split sums its process tree, the backends.
+pg_data=$dir/pg
+[ -f "$dir/pg.path" ] && pg_data=$(cat "$dir/pg.path")
+pg_pid=$(head -1 "$pg_data/postmaster.pid")
+
 # The edge's GODEBUG (run.sh explains the default); the bare fasthttp
 # reference gets the same.
 edge_godebug=${BENCH_EDGE_GODEBUG-schedtrace=2147483647}
@@ -152,16 +174,20 @@ printf '{"links": %d, "ready_seconds": %s, "warm_seconds": %s}\n' "$links" \
 	"$(awk "BEGIN{print ($ready_ns-$start_ns)/1e9}")" "$(awk "BEGIN{print ($warm_ns-$ready_ns)/1e9}")" >"$res/startup.json"
 
 common=(--aliases "$dir/aliases.tsv" --addr "127.0.0.1:$edge_port" --pid "$edge_pid" --connections "$conns"
-	--duration "$dur" --xff --clickhouse "$KURZ_CLICKHOUSE_URL" --clickhouse-pid "$(cat "$dir/ch/pid")")
+	--duration "$dur" --xff --clickhouse "$KURZ_CLICKHOUSE_URL" --clickhouse-pid "$(cat "$dir/ch/pid")"
+	--postgres-pid "$pg_pid" --admin-pid "$admin_pid")
 log "scenario: direct cache hits, closed loop, vs nginx, wrk and a bare fasthttp server"
 prof=(--profile-url "http://127.0.0.1:$pprof_port" --profile-seconds 10)
 bin/bench run --name direct "${common[@]}" --kinds direct --compare-nginx --vs-wrk --compare-bare --bare-godebug "$edge_godebug" "${prof[@]}" --profile-out "$res/direct.pprof" \
 	--json "$res/closed.json" | tee "$res/closed.txt"
+log "scenario: ${BENCH_HOT:-10000} uniformly hot direct links vs nginx"
+bin/bench run --name uniform "${common[@]}" --kinds direct --hot "${BENCH_HOT:-10000}" --uniform --compare-nginx "${prof[@]}" --profile-out "$res/uniform.pprof" \
+	--json "$res/uniform.json" | tee "$res/uniform.txt"
 log "scenario: targeted links vs nginx"
 bin/bench run --name targeted "${common[@]}" --kinds targeted --compare-nginx "${prof[@]}" --profile-out "$res/targeted.pprof" \
 	--json "$res/targeted.json" | tee "$res/targeted.txt"
 : >"$res/profile.md"
-for p in direct targeted; do
+for p in direct uniform targeted; do
 	[ -s "$res/$p.pprof" ] || continue
 	{
 		printf '`go tool pprof -top` of the edge during the %s closed-loop run (first 25 functions):\n\n```\n' "$p"
@@ -171,15 +197,15 @@ for p in direct targeted; do
 done
 # The open loop runs BENCH_OPEN_RUNS (3) times for BENCH_OPEN_DURATION (3s)
 # each, nginx right after each: one run's tail swings several-fold on these
-# shared cores, and latest.md judges the median and lists every run. Only
-# the first checks for lost clicks (its wait for a settled count is what
-# keeps the previous scenario's inserts out of the runs).
+# shared cores, and latest.md judges the median and lists every run. Every
+# run has the exact zero-loss check: its wait for a settled count before
+# the run also keeps the previous run's inserts out of it.
 log "scenario: open loop at 50% of the direct maximum"
 open_runs=${BENCH_OPEN_RUNS:-3}
 for i in $(seq 1 "$open_runs"); do
-	out=$res/open.json chk=()
-	[ "$i" -gt 1 ] && out=$res/open-$i.json chk=(--clickhouse "")
-	bin/bench run --name open-50 "${common[@]}" "${chk[@]}" --duration "${BENCH_OPEN_DURATION:-3s}" --kinds direct --compare-nginx \
+	out=$res/open.json
+	[ "$i" -gt 1 ] && out=$res/open-$i.json
+	bin/bench run --name open-50 "${common[@]}" --duration "${BENCH_OPEN_DURATION:-3s}" --kinds direct --compare-nginx \
 		--rate-from "$res/closed.json" --rate-fraction 0.5 --json "$out" | tee -a "$res/open.txt"
 done
 if [ "${BENCH_SWEEP:-0}" = 1 ]; then
@@ -197,25 +223,14 @@ log "scenario: click ingest"
 bin/bench ingest --clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_INGEST_CLICKS:-1000000}" --compare-raw \
 	--server-pid "$(cat "$dir/ch/pid")" --json "$res/ingest.json" | tee "$res/ingest.txt" || true
 
-log "scenario: stats latency"
-# The admin starts only now: its counter roll-up (ClickHouse reads and
-# PostgreSQL counter writes every second) has nothing to do with serving
-# redirects, runs on other machines in a real deployment, and on these two
-# shared cores took ~20 µs of machine CPU per click from the edge runs
-# (edge/PERFORMANCE.md, "The counter roll-up on the bench machine").
-bin/admin serve >"$res/admin.log" 2>&1 &
-admin_pid=$!
-pids+=("$admin_pid")
+log "scenario: stats latency, then list clicks against single-link clicks"
 alias=$(awk -F'\t' '$1=="-" && $3=="direct" {print $2; exit}' "$dir/aliases.tsv")
 link_id=$($psql -d kurz -c "SELECT id FROM links WHERE host = '' AND alias = '$alias'")
-for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$admin_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 bin/bench stats --admin "http://127.0.0.1:$admin_port" --key "$key" --link-id "$link_id" --owner-id "$uid" \
 	--clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_STATS_CLICKS:-10000000}" --json "$res/stats.json" | tee "$res/stats.txt" || true
 
-# Stopped again: the RSS scenario needs only the edge.
-kill -TERM "$admin_pid" 2>/dev/null || true
-wait "$admin_pid" 2>/dev/null || true
-
+# The admin keeps running through the RSS scenario too (as deployed); it
+# changes nothing there: that run measures the edge's memory, not CPU.
 rss_links=${BENCH_RSS_LINKS:-1000000}
 if [ "$rss_links" -gt "$links" ]; then
 	# The edge restarts with GOMEMLIMIT, as it should run in production: without
