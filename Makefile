@@ -25,6 +25,12 @@ bench:
 bench-record:
 	deploy/local/bench.sh record
 
+# Every dashboard page at 1440 and 360 px wide, in Chromium, written to
+# .run/screenshots/dashboard for review (starts the test servers if needed).
+.PHONY: screenshots
+screenshots:
+	deploy/local/test.sh screenshots
+
 # The edge's Go benchmarks (go test -bench) against the test servers.
 gobench:
 	deploy/local/test.sh gobench

@@ -1,10 +1,11 @@
 // Command admin runs kurz's admin process and its operator commands:
 //
 //	admin migrate                 apply PostgreSQL and ClickHouse migrations
-//	admin serve                   serve the link management and price APIs
+//	admin serve                   serve the link management and price APIs and the dashboard
 //	admin user create --email E --username U [--password P] [--plan NAME]
 //	                  [--rate-limit N] [--expires 'YYYY-MM-DD HH:MM:SS'] [--admin]
 //	admin user rotate-key --email E   issue a fresh API key for an account
+//	admin user reset-password --email E   print a one-time dashboard password link
 //	admin invite create [--uses N] [--expires 'YYYY-MM-DD HH:MM:SS']
 //	admin price import FILE       load price ticks (CSV or JSON lines)
 //	admin geoip convert --v4 GeoIP.dat [--v6 GeoIPv6.dat] --out FILE.mmdb
@@ -27,11 +28,15 @@ const usage = `usage: admin <command> [flags]
 
 commands:
   migrate        apply all PostgreSQL and ClickHouse migrations (idempotent)
-  serve          run the admin API (KURZ_ADMIN_ADDR) and price API (also KURZ_PRICE_ADDR)
+  serve          run the admin API and dashboard (KURZ_ADMIN_ADDR; the dashboard alone
+                 also on KURZ_DASHBOARD_ADDR) and the price API (also KURZ_PRICE_ADDR)
   user create    create a user and print its API key as one JSON line
   user rotate-key --email E
                  give the account a new API key (the old one stops working)
                  and print it as one JSON line
+  user reset-password --email E [--url URL] [--valid 1h]
+                 print a one-time link to the dashboard page that sets the
+                 account's password (as one JSON line; no mail is sent)
   invite create [--uses N] [--expires 'YYYY-MM-DD HH:MM:SS' | YYYY-MM-DD]
                  make a registration code for KURZ_REGISTRATION=invite
                  (default 1 use, 0 = unlimited) and print it as one JSON line
@@ -71,8 +76,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return userCreate(ctx, cfg, args[2:], stdout, stderr)
 		case len(args) >= 2 && args[1] == "rotate-key":
 			return userRotateKey(ctx, cfg, args[2:], stdout, stderr)
+		case len(args) >= 2 && args[1] == "reset-password":
+			return userResetPassword(ctx, cfg, args[2:], stdout, stderr)
 		}
-		fmt.Fprint(stderr, "usage: admin user create --email E --username U [flags]\n       admin user rotate-key --email E\n")
+		fmt.Fprint(stderr, "usage: admin user create --email E --username U [flags]\n       admin user rotate-key --email E\n"+
+			"       admin user reset-password --email E\n")
 		return 2
 	case "invite":
 		return inviteCmd(ctx, cfg, args[1:], stdout, stderr)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kurz/admin/internal/api"
+	"kurz/admin/internal/dashboard"
 	"kurz/admin/internal/price"
 	"kurz/admin/internal/stats"
 	"kurz/shared/chstore"
@@ -17,9 +18,10 @@ import (
 	"kurz/shared/pgstore"
 )
 
-// serve runs the admin listener (and the price-only listener when
-// KURZ_PRICE_ADDR is set) until ctx is cancelled, then shuts down in the
-// reverse order of start-up.
+// serve runs the admin listener (API and dashboard; and the price-only and
+// dashboard-only listeners when KURZ_PRICE_ADDR and KURZ_DASHBOARD_ADDR are
+// set) until ctx is cancelled, then shuts down in the reverse order of
+// start-up.
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	start := time.Now()
 	if err := cfg.CheckSecret(); err != nil {
@@ -60,9 +62,18 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		Price: prices,
 		Stats: stats.New(ch),
 	})
-	servers := []*http.Server{newHTTPServer(cfg.AdminAddr, srv.Handler(), log)}
+	dash, err := dashboard.New(dashboard.Deps{API: srv, Store: st, Config: cfg, Log: log})
+	if err != nil {
+		return err
+	}
+	// The dashboard answers every path of the admin listener outside /api
+	// and the health checks; KURZ_DASHBOARD_ADDR serves it alone.
+	servers := []*http.Server{newHTTPServer(cfg.AdminAddr, srv.HandlerWith(dash.Handler()), log)}
 	if cfg.PriceAddr != "" {
 		servers = append(servers, newHTTPServer(cfg.PriceAddr, srv.PriceHandler(), log))
+	}
+	if cfg.DashboardAddr != "" {
+		servers = append(servers, newHTTPServer(cfg.DashboardAddr, dash.Handler(), log))
 	}
 	errc := make(chan error, len(servers))
 	for _, hs := range servers {

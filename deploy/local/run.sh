@@ -7,6 +7,9 @@
 # and curl examples, then runs edge and admin until Ctrl-C, which stops
 # everything this script started.
 #
+# The dashboard is on the admin's address; the demo user signs in with the
+# password KURZ_DEMO_PASSWORD (default kurz-demo), set when it is created.
+#
 # Development settings, each applied only when the variable is unset:
 #   KURZ_REGISTRATION=open             anyone may sign up (POST /api/register)
 #   KURZ_COUNTRY_HEADER=X-Kurz-Country a country header to try geo rules with
@@ -67,6 +70,9 @@ geoip_setup() {
 	export KURZ_GEOIP_DB=$db
 }
 
+# demo_password is the demo user's dashboard password (development only).
+demo_password=${KURZ_DEMO_PASSWORD:-kurz-demo}
+
 # demo_user creates the demo user on the first run and sets demo_key to its
 # API key; later runs find it and set demo_key to the placeholder KEY. The
 # key is never stored: kurz keeps only its hash, and a copy in a file went
@@ -74,7 +80,8 @@ geoip_setup() {
 demo_user() {
 	local out
 	rm -f "$dir/demo-key" # a copy older versions of this script kept
-	if out=$("$admin" user create --email demo@example.com --username demo --plan pro --rate-limit 0 --admin 2>&1); then
+	if out=$("$admin" user create --email demo@example.com --username demo --plan pro --rate-limit 0 --admin \
+		--password "$demo_password" 2>&1); then
 		demo_key=$(printf '%s\n' "$out" | sed -nE 's/.*"api_key":"([^"]+)".*/\1/p')
 		[ -n "$demo_key" ] || { printf 'run: unexpected output of user create: %s\n' "$out" >&2; return 1; }
 		demo_new=1
@@ -107,6 +114,13 @@ MSG
 	else
 		echo "  demo user exists; key was shown when it was created; get a new one with: bin/admin user rotate-key --email demo@example.com"
 		echo "  (KEY below stands for it)"
+	fi
+	cat <<MSG
+  dashboard    : $admin_url/  (sign in as demo / $demo_password)
+MSG
+	if [ "$demo_new" != 1 ]; then
+		echo "                 a demo user from before the dashboard has no password: bin/admin user reset-password --email demo@example.com"
+		echo "                 prints a link that sets one"
 	fi
 	cat <<MSG
   admin API    : $admin_url/api

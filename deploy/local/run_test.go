@@ -198,6 +198,7 @@ func TestRunDemoUser(t *testing.T) {
 			"curl -sI -H 'X-Kurz-Country: DE' http://localhost:8080/geo-demo",
 			`"geotarget":[{"location":"DE","link":"https://example.de/"}]`,
 			"open (KURZ_REGISTRATION=open) at POST http://localhost:8081/api/register",
+			"dashboard    : http://localhost:8081/  (sign in as demo / kurz-demo)",
 			"-A 'Mozilla/5.0'",
 			"/api/price?symbol=AAPL") {
 			if !strings.Contains(out, w) {

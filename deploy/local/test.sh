@@ -3,6 +3,9 @@
 # and ports, never those of `make run`), then vet and run every test against
 # them. A server that cannot start is a failure, never a skip.
 #
+# `test.sh screenshots` (`make screenshots`) photographs every dashboard
+# page at desktop and phone width into .run/screenshots/dashboard.
+#
 # `test.sh gobench` (`make gobench`) runs the edge's Go benchmarks against
 # the same servers instead: the cache-hit benchmarks use a real pipeline
 # into ClickHouse. BENCH (regexp, default .) and BENCHTIME (default 1s).
@@ -30,6 +33,16 @@ trap stop EXIT
 # KURZ_SECRET (tests of the start-up check set their own environment).
 export KURZ_DEV=1
 
+if [ "$mode" = screenshots ]; then
+	# `make screenshots`: every dashboard page at 1440 and 360 px wide.
+	export KURZ_SCREENSHOT_DIR=${KURZ_SCREENSHOT_DIR:-$root/.run/screenshots/dashboard}
+	mkdir -p "$KURZ_SCREENSHOT_DIR"
+	rm -f "$KURZ_SCREENSHOT_DIR"/*.png
+	echo "== dashboard screenshots into $KURZ_SCREENSHOT_DIR"
+	go test -count=1 -run '^(TestScreenshots|TestBrowserLoginThrottled)$' ./admin/internal/dashboard/
+	ls "$KURZ_SCREENSHOT_DIR"
+	exit
+fi
 if [ "$mode" = gobench ]; then
 	echo "== go test -bench ${BENCH:-.} ./edge/..."
 	go test -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-1s}" ./edge/...

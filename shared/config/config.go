@@ -21,6 +21,8 @@ type Config struct {
 	EdgeAddr          string         // KURZ_EDGE_ADDR
 	AdminAddr         string         // KURZ_ADMIN_ADDR
 	PriceAddr         string         // KURZ_PRICE_ADDR (optional)
+	DashboardAddr     string         // KURZ_DASHBOARD_ADDR (optional): a listener serving only the dashboard
+	DashboardURL      string         // KURZ_DASHBOARD_URL: the dashboard's public base, for reset links ("" = derived from the listen address)
 	BaseURL           string         // KURZ_BASE_URL, without trailing slash
 	BaseHost          string         // host[:port] of BaseURL, lower case
 	CountryHeader     string         // KURZ_COUNTRY_HEADER (optional)
@@ -82,6 +84,8 @@ func load(get func(string) string) (*Config, error) {
 		EdgeAddr:      or(get("KURZ_EDGE_ADDR"), ":8080"),
 		AdminAddr:     or(get("KURZ_ADMIN_ADDR"), ":8081"),
 		PriceAddr:     get("KURZ_PRICE_ADDR"),
+		DashboardAddr: strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
+		DashboardURL:  strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),
 		CountryHeader: strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
 		GeoIPDB:       get("KURZ_GEOIP_DB"),
 		SpoolDir:      or(get("KURZ_SPOOL_DIR"), ".run/spool"),
@@ -99,6 +103,12 @@ func load(get func(string) string) (*Config, error) {
 	var err error
 	if c.BaseURL, c.BaseHost, err = parseBase(or(get("KURZ_BASE_URL"), DefaultBaseURL)); err != nil {
 		return nil, err
+	}
+	if v := c.DashboardURL; v != "" {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("KURZ_DASHBOARD_URL: want an absolute http(s) URL without a path, such as https://app.example.com, got %q", v)
+		}
 	}
 	if c.TrustedProxies, err = parsePrefixes(get("KURZ_TRUSTED_PROXIES")); err != nil {
 		return nil, err

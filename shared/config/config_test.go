@@ -28,6 +28,13 @@ func TestLoad(t *testing.T) {
 		}},
 		{name: "base url with path", env: map[string]string{"KURZ_BASE_URL": "https://sho.rt/x"}, wantErr: true},
 		{name: "base url not http", env: map[string]string{"KURZ_BASE_URL": "ftp://sho.rt"}, wantErr: true},
+		{name: "dashboard", env: map[string]string{"KURZ_DASHBOARD_ADDR": " :8082 ", "KURZ_DASHBOARD_URL": "https://app.example.com/"}, check: func(t *testing.T, c *Config) {
+			if c.DashboardAddr != ":8082" || c.DashboardURL != "https://app.example.com" {
+				t.Errorf("got %q %q", c.DashboardAddr, c.DashboardURL)
+			}
+		}},
+		{name: "dashboard url with path", env: map[string]string{"KURZ_DASHBOARD_URL": "https://app.example.com/x"}, wantErr: true},
+		{name: "dashboard url not http", env: map[string]string{"KURZ_DASHBOARD_URL": "app.example.com"}, wantErr: true},
 		{name: "proxies", env: map[string]string{"KURZ_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1,::1"}, check: func(t *testing.T, c *Config) {
 			if len(c.TrustedProxies) != 3 || c.TrustedProxies[1].Bits() != 32 || c.TrustedProxies[2].Bits() != 128 {
 				t.Errorf("got %v", c.TrustedProxies)

@@ -37,3 +37,29 @@ func (s *Store) PruneRateLimits(ctx context.Context, maxAge time.Duration) (int6
 	}
 	return tag.RowsAffected(), nil
 }
+
+// RefundRequest takes back one request counted in bucket's window that
+// ends at reset (as CountRequest returned it), so a successful sign-in
+// does not use up the budget meant for wrong passwords. A window that has
+// ended since gives nothing back.
+func (s *Store) RefundRequest(ctx context.Context, bucket string, reset time.Time, window time.Duration) error {
+	_, err := s.pool.Exec(ctx, `UPDATE rate_limits SET count = count - 1
+		WHERE bucket = $1 AND window_start = $2 AND count > 0`, bucket, reset.Add(-window))
+	if err != nil {
+		return fmt.Errorf("refund request %q: %w", bucket, mapErr(err))
+	}
+	return nil
+}
+
+// RequestCount is the number of requests counted in bucket's current
+// window of the given length (0 when none), without counting one.
+func (s *Store) RequestCount(ctx context.Context, bucket string, window time.Duration) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT coalesce((SELECT count FROM rate_limits WHERE bucket = $1
+		AND window_start = to_timestamp(floor(extract(epoch FROM now()) / $2) * $2)), 0)`,
+		bucket, int64(window/time.Second)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("request count %q: %w", bucket, mapErr(err))
+	}
+	return n, nil
+}

@@ -22,15 +22,26 @@ func scanUser(row pgx.Row) (*link.User, error) {
 // that need to tell which unique index a conflict hit.
 func scanUserRaw(row pgx.Row) (*link.User, error) {
 	var u link.User
-	if err := row.Scan(&u.ID, &u.Email, &u.Username, &u.Avatar, &u.Plan, &u.RateLimit, &u.IsOperator, &u.ExpiresAt, &u.CreatedAt); err != nil {
+	if err := row.Scan(userFields(&u)...); err != nil {
 		return nil, err
 	}
+	utcUser(&u)
+	return &u, nil
+}
+
+// userFields are the scan destinations of userColumns, for queries that
+// select more columns after them.
+func userFields(u *link.User) []any {
+	return []any{&u.ID, &u.Email, &u.Username, &u.Avatar, &u.Plan, &u.RateLimit, &u.IsOperator, &u.ExpiresAt, &u.CreatedAt}
+}
+
+// utcUser puts a scanned user's times in UTC.
+func utcUser(u *link.User) {
 	u.CreatedAt = u.CreatedAt.UTC()
 	if u.ExpiresAt != nil {
 		t := u.ExpiresAt.UTC()
 		u.ExpiresAt = &t
 	}
-	return &u, nil
 }
 
 // NewUser is what CreateUser needs.
@@ -147,15 +158,42 @@ func (s *Store) RotateKeyByEmail(ctx context.Context, email string, hash []byte)
 	return u, nil
 }
 
-// UpdateAccount changes the email and/or password hash (nil = keep).
+// UpdateAccount changes the email and/or password hash (nil = keep). A
+// new password signs the account out of every dashboard session in the
+// same transaction, whichever way it was changed (API or dashboard): a
+// password is changed because someone else may know it.
 func (s *Store) UpdateAccount(ctx context.Context, id int64, email, passwordHash *string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE users SET email = coalesce($2, email), password_hash = coalesce($3, password_hash) WHERE id = $1`,
-		id, email, passwordHash)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE users SET email = coalesce($2, email), password_hash = coalesce($3, password_hash) WHERE id = $1`,
+			id, email, passwordHash)
+		if err != nil {
+			return mapErr(err)
+		}
+		if tag.RowsAffected() == 0 {
+			return link.ErrNotFound
+		}
+		if passwordHash == nil {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1`, id)
+		return mapErr(err)
+	})
 	if err != nil {
-		return fmt.Errorf("update account %d: %w", id, mapErr(err))
+		return fmt.Errorf("update account %d: %w", id, err)
+	}
+	return nil
+}
+
+// SetAPIKey gives the account a new API key (the dashboard's rotation: the
+// session, not the old key, proves who asks). The old key stops working
+// at once because lookups go by hash.
+func (s *Store) SetAPIKey(ctx context.Context, id int64, hash []byte) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET api_key_hash = $2 WHERE id = $1`, id, hash)
+	if err != nil {
+		return fmt.Errorf("set key of %d: %w", id, mapErr(err))
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("update account %d: %w", id, link.ErrNotFound)
+		return fmt.Errorf("set key of %d: %w", id, link.ErrNotFound)
 	}
 	return nil
 }

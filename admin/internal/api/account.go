@@ -1,10 +1,12 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -50,38 +52,55 @@ func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request, u *link.U
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.Email == nil && in.Password == nil {
+	if err := s.UpdateAccount(r.Context(), u, in.Email, in.Password); err != nil {
+		return err
+	}
+	return Message(w, "account updated")
+}
+
+// UpdateAccount checks and applies a new email and/or password (nil =
+// keep) to u: PUT /api/account/update and the dashboard's account page.
+// A new password ends every dashboard session of the account (the store
+// does it in the same transaction).
+func (s *Server) UpdateAccount(ctx context.Context, u *link.User, newEmail, newPassword *string) error {
+	if newEmail == nil && newPassword == nil {
 		return BadRequest("email", "send email and/or password")
 	}
 	var email, hash *string
-	if in.Email != nil {
-		e, err := ValidEmail(*in.Email)
+	if newEmail != nil {
+		e, err := ValidEmail(*newEmail)
 		if err != nil {
 			return err
 		}
 		email = &e
 	}
-	if in.Password != nil {
+	if newPassword != nil {
 		forbidden := []string{u.Username, u.Email}
 		if email != nil {
 			forbidden = append(forbidden, *email)
 		}
-		if err := ValidPassword("password", *in.Password, forbidden...); err != nil {
+		if err := ValidPassword("password", *newPassword, forbidden...); err != nil {
 			return err
 		}
-		h, err := s.hashPassword(r.Context(), *in.Password)
+		h, err := s.HashPassword(ctx, *newPassword)
 		if err != nil {
 			return err
 		}
 		hash = &h
 	}
-	if err := s.store.UpdateAccount(r.Context(), u.ID, email, hash); err != nil {
+	if err := s.store.UpdateAccount(ctx, u.ID, email, hash); err != nil {
 		if errors.Is(err, link.ErrConflict) {
 			return Conflict("email: already used by another account")
 		}
 		return err
 	}
-	return Message(w, "account updated")
+	return nil
+}
+
+// APIUsage is the number of link API requests u made in the current
+// rate-limit window (the guard's bucket), for the dashboard's account page.
+func (s *Server) APIUsage(ctx context.Context, u *link.User) (int, error) {
+	return s.store.RequestCount(ctx, scopeAPI+":"+strconv.FormatInt(u.ID, 10), rateWindow)
 }
 
 // rotateKey replaces the key the request came with. Parallel rotations

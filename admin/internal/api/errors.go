@@ -15,6 +15,8 @@ import (
 type Error struct {
 	Status  int
 	Message string
+	// RetryAfter is the wait in seconds a 429 names (0 otherwise).
+	RetryAfter int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d: %s", e.Status, e.Message) }

@@ -59,23 +59,23 @@ type frameVerdict struct {
 	reason string
 }
 
-// checkFraming runs the framing check of the just-written link l, adds
-// its warnings to the response out and records on the link whether a
-// destination refuses frames. A check that found no refusal but could not
+// checkFraming runs the framing check of the just-written link l, returns
+// its warnings and records on the link whether a destination refuses
+// frames. A check that found no refusal but could not
 // look at every destination records nothing: the link keeps its previous
 // state (a new link: not refusing), so a busy server cannot turn a
 // recorded refusal back into a broken frame. A failed record is logged,
 // not returned: the link is written, and the flag only chooses how the
 // edge shows it.
-func (s *Server) checkFraming(ctx context.Context, out map[string]any, l *link.Link) {
+func (s *Server) checkFraming(ctx context.Context, l *link.Link) []string {
 	res := s.frameWarnings(ctx, l)
-	addWarnings(out, res.warnings)
 	if !res.refused && !res.complete {
-		return
+		return res.warnings
 	}
 	if err := s.store.SetFrameRefused(ctx, l.UserID, l.ID, res.refused); err != nil {
 		s.log.Warn("record framing check", "link", l.ID, "err", err)
 	}
+	return res.warnings
 }
 
 // frameResult is the framing check of one link: one warning per

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -29,8 +30,9 @@ var planLimits = map[string]int{"free": 30, "pro": 120, "business": 600}
 
 const defaultLimit = 30
 
-// limitOf returns the user's per-minute limit; 0 means unlimited.
-func limitOf(u *link.User) int {
+// LimitOf returns the user's per-minute API limit; 0 means unlimited
+// (the dashboard's account page shows it).
+func LimitOf(u *link.User) int {
 	if u.RateLimit != nil {
 		return *u.RateLimit
 	}
@@ -64,7 +66,7 @@ func (s *Server) guard(scope string, queryKey bool, next http.Handler) http.Hand
 		}
 		bucket, limit := "anon:"+clientKey(s.clientIP(r)), s.cfg.AnonRateLimit
 		if u != nil {
-			bucket, limit = scope+":"+strconv.FormatInt(u.ID, 10), limitOf(u)
+			bucket, limit = scope+":"+strconv.FormatInt(u.ID, 10), LimitOf(u)
 		}
 		if !s.count(w, r, bucket, limit) {
 			return
@@ -101,28 +103,48 @@ func (s *Server) countIn(w http.ResponseWriter, r *http.Request, bucket string, 
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Truncate(window).Add(window).Unix(), 10))
 		return true
 	}
-	// Windows run on the database's real clock, so the memory of an
-	// over-limit bucket does too (s.now may be pinned by tests).
-	if reset, over := s.limits.overUntil(bucket, time.Now()); over {
-		s.tooMany(w, r, limit, window, reset)
-		return false
-	}
-	n, reset, err := s.store.CountRequest(r.Context(), bucket, window)
+	q, err := s.take(r.Context(), bucket, limit, window)
 	if err != nil {
 		s.noCount(w, limit, window)
 		writeError(w, r, s.log, err)
 		return false
 	}
-	s.maybePrune(r.Context())
-	if n > limit {
-		s.limits.remember(bucket, reset, window, time.Now())
-		s.tooMany(w, r, limit, window, reset)
+	if q.over {
+		s.tooMany(w, r, limit, window, q.reset)
 		return false
 	}
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(limit-n))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(limit-q.n))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(q.reset.Unix(), 10))
 	return true
+}
+
+// quota is a bucket's state after take counted a request in it.
+type quota struct {
+	n     int       // requests in the window, this one included
+	reset time.Time // end of the window (database clock)
+	over  bool      // past the limit: the request must stop
+}
+
+// take counts a request in bucket's window (limit > 0). A bucket this
+// process knows to be over its limit is answered from memory, without a
+// write (ratelimit.go).
+func (s *Server) take(ctx context.Context, bucket string, limit int, window time.Duration) (quota, error) {
+	// Windows run on the database's real clock, so the memory of an
+	// over-limit bucket does too (s.now may be pinned by tests).
+	if reset, over := s.limits.overUntil(bucket, time.Now()); over {
+		return quota{n: limit + 1, reset: reset, over: true}, nil
+	}
+	n, reset, err := s.store.CountRequest(ctx, bucket, window)
+	if err != nil {
+		return quota{}, err
+	}
+	s.maybePrune(ctx)
+	if n > limit {
+		s.limits.remember(bucket, reset, window, time.Now())
+		return quota{n: n, reset: reset, over: true}, nil
+	}
+	return quota{n: n, reset: reset}, nil
 }
 
 // noCount sets the headers when the counter store is unreachable: nothing

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"kurz/admin/internal/stats"
-	"kurz/shared/click"
 	"kurz/shared/hostname"
 	"kurz/shared/link"
 	"kurz/shared/pgstore"
@@ -62,33 +61,60 @@ type deeplinkInput struct {
 	AndroidStore *string `json:"android_store"`
 }
 
+// LinkInput is the write payload of POST /api/url/add and PUT
+// /api/url/{id}/update. The dashboard's link form fills one too, so both
+// go through AddLink / UpdateLink: one validation, one write path.
+type LinkInput = linkInput
+
+// LinkWrite is what AddLink and UpdateLink did.
+type LinkWrite struct {
+	Link *link.Link
+	// Reused: the add answered the caller's existing plain link (dedupe).
+	Reused bool
+	// Warnings of the framing check (framing.go); none when not checked.
+	Warnings []string
+}
+
 func (s *Server) addLink(w http.ResponseWriter, r *http.Request, u *link.User) error {
 	var in linkInput
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.URL == nil || strings.TrimSpace(*in.URL) == "" {
-		return BadRequest("url", "required")
-	}
-	p, err := s.linkPatch(r.Context(), u.ID, &in, true)
+	res, err := s.AddLink(r.Context(), u, &in)
 	if err != nil {
 		return err
+	}
+	// The spec names the short URL "shorturl" here and "short" on update;
+	// clients of the original service read "short" from both.
+	short := res.Link.ShortURL(s.cfg.BaseURL)
+	out := map[string]any{"id": res.Link.ID, "shorturl": short, "short": short}
+	addWarnings(out, res.Warnings)
+	return OK(w, out)
+}
+
+// AddLink validates in and creates the caller's link (or, with dedupe,
+// answers their existing plain one), then checks a framed link's
+// destinations. Refusals are *Error values naming the field.
+func (s *Server) AddLink(ctx context.Context, u *link.User, in *LinkInput) (LinkWrite, error) {
+	if in.URL == nil || strings.TrimSpace(*in.URL) == "" {
+		return LinkWrite{}, BadRequest("url", "required")
+	}
+	p, err := s.linkPatch(ctx, u.ID, in, true)
+	if err != nil {
+		return LinkWrite{}, err
 	}
 	l := &link.Link{UserID: u.ID, Type: link.TypeDirect, Status: link.StatusPrivate}
 	p.Apply(l)
 	l.Custom = p.Alias != nil
-	reused, err := s.createLink(r.Context(), l, in.Dedupe == nil || *in.Dedupe)
+	reused, err := s.createLink(ctx, l, in.Dedupe == nil || *in.Dedupe)
 	if err != nil {
-		return linkWriteError(err, &in)
+		return LinkWrite{}, linkWriteError(err, in)
 	}
-	// The spec names the short URL "shorturl" here and "short" on update;
-	// clients of the original service read "short" from both.
-	short := l.ShortURL(s.cfg.BaseURL)
-	out := map[string]any{"id": l.ID, "shorturl": short, "short": short}
+	res := LinkWrite{Link: l, Reused: reused}
 	if !reused {
-		s.checkFraming(r.Context(), out, l)
+		res.Warnings = s.checkFraming(ctx, l)
 	}
-	return OK(w, out)
+	return res, nil
 }
 
 // createLink stores the new link l. With dedupe and a plain l (only a URL
@@ -132,27 +158,39 @@ func (s *Server) updateLink(w http.ResponseWriter, r *http.Request, u *link.User
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.Dedupe != nil {
-		return BadRequest("dedupe", "applies only to POST /api/url/add")
-	}
-	p, err := s.linkPatch(r.Context(), u.ID, &in, false)
+	res, err := s.UpdateLink(r.Context(), u, id, &in)
 	if err != nil {
 		return err
 	}
-	l, err := s.store.UpdateLink(r.Context(), u.ID, id, p)
+	out := map[string]any{"id": res.Link.ID, "short": res.Link.ShortURL(s.cfg.BaseURL)}
+	addWarnings(out, res.Warnings)
+	return OK(w, out)
+}
+
+// UpdateLink validates in and applies the fields it carries to the
+// caller's link id; another user's or an unknown id is NotFound("link").
+func (s *Server) UpdateLink(ctx context.Context, u *link.User, id int64, in *LinkInput) (LinkWrite, error) {
+	if in.Dedupe != nil {
+		return LinkWrite{}, BadRequest("dedupe", "applies only to POST /api/url/add")
+	}
+	p, err := s.linkPatch(ctx, u.ID, in, false)
+	if err != nil {
+		return LinkWrite{}, err
+	}
+	l, err := s.store.UpdateLink(ctx, u.ID, id, p)
 	if err != nil {
 		if errors.Is(err, link.ErrNotFound) {
-			return NotFound("link")
+			return LinkWrite{}, NotFound("link")
 		}
-		return linkWriteError(err, &in)
+		return LinkWrite{}, linkWriteError(err, in)
 	}
-	out := map[string]any{"id": l.ID, "short": l.ShortURL(s.cfg.BaseURL)}
+	res := LinkWrite{Link: l}
 	// Check again only when the write changed what is framed or where.
 	if in.Type != nil || in.URL != nil || in.Domain != nil || in.GeoTarget != nil ||
 		in.DeviceTarget != nil || in.LanguageTarget != nil {
-		s.checkFraming(r.Context(), out, l)
+		res.Warnings = s.checkFraming(ctx, l)
 	}
-	return OK(w, out)
+	return res, nil
 }
 
 // linkWriteError maps store errors of a link write to API errors.
@@ -225,9 +263,7 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 	statsUp := true
 	var rank *pgstore.ClickRanking
 	if byClicks {
-		if rank, err = s.clickRanking(r.Context(), u.ID); statsDown(err) {
-			statsUp = false
-		} else if err != nil {
+		if rank, statsUp, err = s.LinkRanking(r.Context(), u.ID); err != nil {
 			return err
 		}
 	}
@@ -237,13 +273,7 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 	}
 	var totals map[int64]stats.Totals
 	if statsUp {
-		ids := make([]int64, len(links))
-		for i := range links {
-			ids[i] = links[i].ID
-		}
-		if totals, err = s.pageTotals(r.Context(), click.KindLink, ids, withUniques); statsDown(err) {
-			statsUp = false
-		} else if err != nil {
+		if totals, statsUp, err = s.LinkTotals(r.Context(), links, withUniques); err != nil {
 			return err
 		}
 	}
@@ -403,6 +433,19 @@ func idOrZero(id *int64) int64 {
 // patch. adding selects the add semantics ("" means "none" rather than
 // "remove"). Add and update accept the same fields (dedupe aside).
 func (s *Server) linkPatch(ctx context.Context, userID int64, in *linkInput, adding bool) (*link.LinkPatch, error) {
+	p, err := s.checkLink(ctx, userID, in, adding)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.patchPassword(ctx, p, in, adding); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkLink is linkPatch without the password's hash: every check, no
+// expensive work (LinkErrors runs it once per field).
+func (s *Server) checkLink(ctx context.Context, userID int64, in *linkInput, adding bool) (*link.LinkPatch, error) {
 	p := &link.LinkPatch{}
 	var urls []urlField // every URL a visitor may be sent to, for the loop check
 	if in.URL != nil {
@@ -462,9 +505,6 @@ func (s *Server) linkPatch(ctx context.Context, userID int64, in *linkInput, add
 	if err := s.refuseLoops(ctx, userID, urls); err != nil {
 		return nil, err
 	}
-	if err := s.patchPassword(ctx, p, in, adding); err != nil {
-		return nil, err
-	}
 	return p, nil
 }
 
@@ -478,7 +518,7 @@ func (s *Server) patchPassword(ctx context.Context, p *link.LinkPatch, in *linkI
 	hash := ""
 	if *in.Password != "" {
 		var err error
-		if hash, err = s.hashPassword(ctx, *in.Password); err != nil {
+		if hash, err = s.HashPassword(ctx, *in.Password); err != nil {
 			return fmt.Errorf("hash link password: %w", err)
 		}
 	}

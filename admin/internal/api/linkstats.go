@@ -54,6 +54,39 @@ func (s *Server) clickRanking(ctx context.Context, owner int64) (*pgstore.ClickR
 	return &pgstore.ClickRanking{IDs: r.IDs, Clicks: r.Clicks}, nil
 }
 
+// LinkRanking is the order of owner's links by clicks, for a list sorted
+// so (the API's order=click, the dashboard's table). up is false, with no
+// error, when ClickHouse cannot be read: the list then comes newest first.
+func (s *Server) LinkRanking(ctx context.Context, owner int64) (rank *pgstore.ClickRanking, up bool, err error) {
+	rank, err = s.clickRanking(ctx, owner)
+	if statsDown(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return rank, true, nil
+}
+
+// LinkTotals reads the clicks (and with uniques, unique clicks) of a page
+// of links in one query, as GET /api/urls shows them. up is false, with no
+// error, when ClickHouse cannot be read: the page then shows no numbers,
+// never zeros.
+func (s *Server) LinkTotals(ctx context.Context, links []link.Link, uniques bool) (totals map[int64]stats.Totals, up bool, err error) {
+	ids := make([]int64, len(links))
+	for i := range links {
+		ids[i] = links[i].ID
+	}
+	totals, err = s.pageTotals(ctx, click.KindLink, ids, uniques)
+	if statsDown(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return totals, true, nil
+}
+
 // statsDown tells a read that ClickHouse cannot answer now (err wraps
 // link.ErrUnavailable) from any other failure. Responses that carry
 // records as well as numbers still answer 200 then: the records are in

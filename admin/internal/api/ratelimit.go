@@ -111,10 +111,17 @@ func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, limit int, wind
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	e := limitError(limit, window, reset)
+	h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	writeError(w, r, s.log, e)
+}
+
+// limitError is the 429 of a bucket over limit whose window ends at reset.
+func limitError(limit int, window time.Duration, reset time.Time) *Error {
 	wait := retryAfter(reset, window, time.Now())
-	h.Set("Retry-After", strconv.Itoa(wait))
-	writeError(w, r, s.log, Errorf(http.StatusTooManyRequests,
-		"rate limit exceeded: %d requests per %s; retry in %d s", limit, windowName(window), wait))
+	e := Errorf(http.StatusTooManyRequests, "rate limit exceeded: %d requests per %s; retry in %d s", limit, windowName(window), wait)
+	e.RetryAfter = wait
+	return e
 }
 
 // retryAfter is the whole seconds from now to reset, from 1 to one window

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -29,7 +30,9 @@ const registerWindow = time.Hour
 // registerPlan is the plan of new accounts; they get its rate limit.
 const registerPlan = "free"
 
-type registration struct {
+// Registration is a sign-up: the body of POST /api/register, and what the
+// dashboard's sign-up form sends to Register.
+type Registration struct {
 	Email    string `json:"email"`
 	Username string `json:"username"`
 	Password string `json:"password"`
@@ -63,9 +66,8 @@ func (s *Server) registerHandler() http.Handler {
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf *http.CrossOriginProtection) error {
-	mode := s.cfg.Registration
-	if mode != config.RegistrationOpen && mode != config.RegistrationInvite {
-		return Errorf(http.StatusForbidden, "registration is closed on this server: ask its operator for an account")
+	if err := s.registrationOpen(); err != nil {
+		return err
 	}
 	if err := csrf.Check(r); err != nil {
 		return Errorf(http.StatusForbidden, "registration from a page on another origin is not allowed; use this server's own sign-up page or a non-browser client")
@@ -78,30 +80,13 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf *http.Cro
 		return err
 	}
 	defer release()
-	var in registration
+	var in Registration
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	n, err := validRegistration(in)
+	u, key, err := s.createAccount(r.Context(), in)
 	if err != nil {
 		return err
-	}
-	var inviteHash []byte
-	if mode == config.RegistrationInvite {
-		code := strings.TrimSpace(in.Invite)
-		if code == "" {
-			return BadRequest("invite", "required: this server registers new accounts by invitation only")
-		}
-		inviteHash = secret.HashInviteCode(code)
-	}
-	if n.PasswordHash, err = s.hashPassword(r.Context(), in.Password); err != nil {
-		return err
-	}
-	key, keyHash := secret.NewAPIKey()
-	n.APIKeyHash = keyHash
-	u, err := s.store.RegisterUser(r.Context(), n, inviteHash)
-	if err != nil {
-		return registerError(err)
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"error": 0, "id": u.ID, "username": u.Username, "email": u.Email, "api_key": key,
@@ -109,9 +94,65 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf *http.Cro
 	return nil
 }
 
+// Register is the dashboard's sign-up: the mode, the per-IP hourly limit
+// (the same bucket as POST /api/register's) and the rules of the API, for
+// a client at ip whose request the caller has already checked for
+// cross-site forgery. It returns the account and its first API key. A
+// refusal is an *Error as the API would answer it (429 with RetryAfter).
+func (s *Server) Register(ctx context.Context, ip netip.Addr, in Registration) (*link.User, string, error) {
+	if err := s.registrationOpen(); err != nil {
+		return nil, "", err
+	}
+	if limit := s.cfg.RegistrationRateLimit; limit > 0 {
+		q, err := s.take(ctx, registerBucket(ip), limit, registerWindow)
+		if err != nil {
+			return nil, "", err
+		}
+		if q.over {
+			return nil, "", limitError(limit, registerWindow, q.reset)
+		}
+	}
+	return s.createAccount(ctx, in)
+}
+
+// registrationOpen refuses sign-ups unless KURZ_REGISTRATION allows them.
+func (s *Server) registrationOpen() error {
+	if m := s.cfg.Registration; m != config.RegistrationOpen && m != config.RegistrationInvite {
+		return Errorf(http.StatusForbidden, "registration is closed on this server: ask its operator for an account")
+	}
+	return nil
+}
+
+// createAccount checks in, hashes the password and stores the account with
+// a fresh API key (and, in invite mode, one use of the invite).
+func (s *Server) createAccount(ctx context.Context, in Registration) (*link.User, string, error) {
+	n, err := validRegistration(in)
+	if err != nil {
+		return nil, "", err
+	}
+	var inviteHash []byte
+	if s.cfg.Registration == config.RegistrationInvite {
+		code := strings.TrimSpace(in.Invite)
+		if code == "" {
+			return nil, "", BadRequest("invite", "required: this server registers new accounts by invitation only")
+		}
+		inviteHash = secret.HashInviteCode(code)
+	}
+	if n.PasswordHash, err = s.HashPassword(ctx, in.Password); err != nil {
+		return nil, "", err
+	}
+	key, keyHash := secret.NewAPIKey()
+	n.APIKeyHash = keyHash
+	u, err := s.store.RegisterUser(ctx, n, inviteHash)
+	if err != nil {
+		return nil, "", registerError(err)
+	}
+	return u, key, nil
+}
+
 // validRegistration checks the account fields; the password is checked
 // but not yet hashed (the caller hashes it after the cheap checks).
-func validRegistration(in registration) (pgstore.NewUser, error) {
+func validRegistration(in Registration) (pgstore.NewUser, error) {
 	email, err := ValidEmail(in.Email)
 	if err != nil {
 		return pgstore.NewUser{}, err
@@ -124,6 +165,27 @@ func validRegistration(in registration) (pgstore.NewUser, error) {
 		return pgstore.NewUser{}, err
 	}
 	return pgstore.NewUser{Email: email, Username: username, Plan: registerPlan}, nil
+}
+
+// RegistrationErrors checks every field of in with the rules Register
+// applies and returns all refusals (Register answers the first only), so
+// a sign-up form can mark each wrong field at once. The password is not
+// hashed.
+func RegistrationErrors(in Registration) []error {
+	var errs []error
+	email, err := ValidEmail(in.Email)
+	if err != nil {
+		errs = append(errs, err)
+		email = strings.TrimSpace(in.Email)
+	}
+	username := strings.TrimSpace(in.Username)
+	if err := validNewUsername(username); err != nil {
+		errs = append(errs, err)
+	}
+	if err := ValidPassword("password", in.Password, username, email); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 // validNewUsername is the registration rule [a-z0-9_-]{3,32} and not

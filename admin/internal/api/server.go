@@ -99,7 +99,11 @@ func New(d Deps) *Server {
 }
 
 // Handler serves everything the admin listener serves.
-func (s *Server) Handler() http.Handler {
+func (s *Server) Handler() http.Handler { return s.HandlerWith(nil) }
+
+// HandlerWith is Handler with pages (the dashboard) serving every path
+// outside /api and the health checks; nil pages: those get a JSON 404.
+func (s *Server) HandlerWith(pages http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
@@ -107,9 +111,14 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/", s.guard(scopeAPI, false, s.api))
 	mux.Handle("/api/register", s.registerHandler()) // no key yet: outside the guard (register.go)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, NotFound("route "+r.URL.Path))
 	})
+	mux.Handle("/api", notFound)
+	if pages == nil {
+		pages = notFound
+	}
+	mux.Handle("/", pages)
 	return s.timeout(s.cors(mux))
 }
 

@@ -105,14 +105,26 @@ func (c *workCap) acquire(ctx context.Context, n int64, wait time.Duration) (rel
 	return func() { once.Do(func() { c.sem.Release(n) }) }, nil
 }
 
-// hashPassword is secret.HashPassword under the hashing cap.
-func (s *Server) hashPassword(ctx context.Context, pw string) (string, error) {
+// HashPassword is secret.HashPassword under the hashing cap (the API's
+// writes and the dashboard's account pages share it).
+func (s *Server) HashPassword(ctx context.Context, pw string) (string, error) {
 	release, err := s.caps.hash.acquire(ctx, hashCost, s.caps.wait)
 	if err != nil {
 		return "", err
 	}
 	defer release()
 	return secret.HashPassword(pw)
+}
+
+// VerifyPassword is secret.VerifyPassword under the hashing cap: checking
+// a password costs what hashing one does. The dashboard's sign-in uses it.
+func (s *Server) VerifyPassword(ctx context.Context, hash, pw string) (bool, error) {
+	release, err := s.caps.hash.acquire(ctx, hashCost, s.caps.wait)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	return secret.VerifyPassword(hash, pw), nil
 }
 
 // logoCost is the most memory one logo decode can take (a progressive

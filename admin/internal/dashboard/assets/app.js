@@ -1,0 +1,48 @@
+// kurz dashboard: progressive enhancement only. Every page works without
+// this file; it adds copy buttons (hidden until this script shows them).
+"use strict";
+(function () {
+  var live = document.getElementById("live");
+
+  function announce(text) {
+    if (live) { live.textContent = ""; setTimeout(function () { live.textContent = text; }, 50); }
+  }
+
+  // copyText copies text with the Clipboard API where the page may use it
+  // (https, localhost), else through a temporary selection.
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text);
+    }
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.className = "visually-hidden";
+      document.body.appendChild(area);
+      area.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      document.body.removeChild(area);
+      if (ok) { resolve(); } else { reject(new Error("copy failed")); }
+    });
+  }
+
+  document.querySelectorAll("[data-copy]").forEach(function (b) { b.hidden = false; });
+
+  document.addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-copy]");
+    if (!b) { return; }
+    var label = b.getAttribute("data-label") || b.textContent;
+    b.setAttribute("data-label", label);
+    copyText(b.getAttribute("data-copy")).then(function () {
+      b.textContent = "Copied";
+      announce("Copied to the clipboard");
+    }, function () {
+      b.textContent = "Copy failed";
+      announce("Could not copy; select the text and copy it yourself");
+    }).then(function () {
+      setTimeout(function () { b.textContent = label; }, 1800);
+    });
+  });
+})();

@@ -1,0 +1,96 @@
+package dashboard
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+)
+
+// CSRF defence, two layers on every POST (route):
+//  1. Go's cross-origin protection refuses what a browser marks as sent
+//     by another site (Sec-Fetch-Site, else Origin against Host).
+//  2. A synchronizer token: each form carries csrfField, the HMAC of the
+//     session id (or, before sign-in, of the pre-session cookie) under a
+//     key derived from KURZ_SECRET. Another site can neither read the
+//     token nor make one, and it changes with every sign-in. No state is
+//     stored: the token is recomputed from the cookie.
+
+// csrfField is the form field (and csrfHeader the header, for scripts)
+// carrying the token.
+const (
+	csrfField  = "csrf"
+	csrfHeader = "X-CSRF-Token"
+)
+
+// keys are the dashboard's HMAC keys, each derived from KURZ_SECRET for
+// one purpose, so a value made for one use is worthless for another.
+type keys struct {
+	csrf  []byte
+	flash []byte
+}
+
+func deriveKeys(secret string) keys {
+	derive := func(purpose string) []byte {
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write([]byte("kurz dashboard " + purpose))
+		return m.Sum(nil)
+	}
+	return keys{csrf: derive("csrf"), flash: derive("flash")}
+}
+
+// token is the CSRF token of this request's forms.
+func (s *Server) token(c *call) string {
+	m := hmac.New(sha256.New, s.keys.csrf)
+	if c.sid != "" {
+		m.Write([]byte("session\x00" + c.sid))
+	} else {
+		m.Write([]byte("visitor\x00" + c.pre))
+	}
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// errCSRF refuses a state-changing request that failed a CSRF check.
+var errCSRF = &pageError{status: http.StatusForbidden, title: "This form has expired",
+	text: "The page you sent it from is out of date or was not opened from this site. Go back, reload the page and send it again."}
+
+// crossOrigin is Go's cross-origin protection with no exceptions.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// checkCSRF refuses r unless it comes from our own pages with the token
+// of its session.
+func (s *Server) checkCSRF(w http.ResponseWriter, r *http.Request, c *call) error {
+	if err := crossOrigin.Check(r); err != nil {
+		return errCSRF
+	}
+	// A form body is read here for its token; handlers read the parsed
+	// form afterwards.
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	got := r.Header.Get(csrfHeader)
+	if got == "" {
+		if err := r.ParseForm(); err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return errFormTooLarge
+			}
+			return errBadForm
+		}
+		got = r.PostForm.Get(csrfField)
+	}
+	if (c.sid == "" && c.pre == "") || !hmac.Equal([]byte(got), []byte(s.token(c))) {
+		return errCSRF
+	}
+	return nil
+}
+
+// maxFormBytes bounds a form body: the largest form is a link's, far
+// below this.
+const maxFormBytes = 64 << 10
+
+var (
+	errFormTooLarge = &pageError{status: http.StatusRequestEntityTooLarge, title: "Form too large",
+		text: "The form you sent is larger than this server accepts."}
+	errBadForm = &pageError{status: http.StatusBadRequest, title: "Unreadable form",
+		text: "The form you sent could not be read. Go back, reload the page and send it again."}
+)

@@ -1,0 +1,219 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"kurz/admin/internal/stats"
+	"kurz/shared/link"
+	"kurz/shared/pgstore"
+)
+
+// The link table. Numbers come from ClickHouse through the API server's
+// own reads (LinkTotals, LinkRanking: what GET /api/urls shows); while
+// ClickHouse cannot be read the table shows "—" and says why, never 0.
+
+const (
+	linksPerPage = 25
+	maxSearchLen = 200
+	maxListPage  = 1_000_000
+)
+
+// linkRow is one row of the table.
+type linkRow struct {
+	ID          int64
+	Alias       string
+	Short       string
+	ShortText   string // Short without its scheme, as people write it
+	Destination string
+	Title       string
+	Clicks      *uint64 // nil: unavailable
+	Unique      *uint64
+	Created     time.Time
+}
+
+// linksData is the link table page's.
+type linksData struct {
+	Rows      []linkRow
+	Search    string
+	Sort      string // "date" or "clicks"
+	Total     int
+	StatsDown bool
+	// SortedByDate: clicks were asked for but cannot be ranked now.
+	SortedByDate bool
+	NewerURL     string
+	OlderURL     string
+}
+
+// linkQuery is the table's query string, checked.
+type linkQuery struct {
+	search        string
+	byClicks      bool
+	after, before *pgstore.LinkCursor
+	page          int
+}
+
+func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) error {
+	q, err := parseLinkQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	d := linksData{Search: q.search, Sort: "date"}
+	pq := pgstore.LinkQuery{UserID: c.user.ID, Search: q.search, Limit: linksPerPage, After: q.after, Before: q.before}
+	if q.byClicks {
+		d.Sort = "clicks"
+		rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID)
+		if err != nil {
+			return err
+		}
+		if up {
+			pq.Rank, pq.Offset, pq.After, pq.Before = rank, (q.page-1)*linksPerPage, nil, nil
+		} else {
+			d.StatsDown, d.SortedByDate = true, true
+		}
+	}
+	page, err := s.store.SearchLinks(r.Context(), pq)
+	if err != nil {
+		return err
+	}
+	if err := s.fillRows(r, &d, page.Links); err != nil {
+		return err
+	}
+	d.Total = page.Total
+	d.NewerURL, d.OlderURL = pageURLs(q, pq.Rank != nil, page)
+	s.render(w, r, c, http.StatusOK, "links", "Links", d)
+	return nil
+}
+
+// fillRows turns a page of links into rows with their numbers.
+func (s *Server) fillRows(r *http.Request, d *linksData, links []link.Link) error {
+	var totals map[int64]stats.Totals
+	if !d.StatsDown && len(links) > 0 {
+		t, up, err := s.api.LinkTotals(r.Context(), links, true)
+		if err != nil {
+			return err
+		}
+		totals, d.StatsDown = t, !up
+	}
+	for i := range links {
+		l := &links[i]
+		row := s.rowOf(l)
+		if !d.StatsDown {
+			t := totals[l.ID]
+			row.Clicks, row.Unique = &t.Clicks, &t.UniqueClicks
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return nil
+}
+
+// rowOf is a link's row, without numbers.
+func (s *Server) rowOf(l *link.Link) linkRow {
+	short := l.ShortURL(s.cfg.BaseURL)
+	text := strings.TrimPrefix(strings.TrimPrefix(short, "https://"), "http://")
+	return linkRow{ID: l.ID, Alias: l.Alias, Short: short, ShortText: text, Destination: l.LongURL,
+		Title: l.MetaTitle, Created: l.CreatedAt}
+}
+
+// errBadQuery is a table address that cannot be read (a hand-edited URL).
+func errBadQuery(what string) error {
+	return &pageError{status: http.StatusBadRequest, title: "Bad address", text: what}
+}
+
+func parseLinkQuery(v url.Values) (linkQuery, error) {
+	q := linkQuery{search: strings.TrimSpace(v.Get("q")), page: 1}
+	if utf8.RuneCountInString(q.search) > maxSearchLen {
+		return q, errBadQuery("The search text is longer than " + strconv.Itoa(maxSearchLen) + " characters.")
+	}
+	switch v.Get("sort") {
+	case "", "date":
+	case "clicks":
+		q.byClicks = true
+	default:
+		return q, errBadQuery("The table can be sorted by date or by clicks only.")
+	}
+	var err error
+	if q.after, err = parseCursor(v.Get("after")); err != nil {
+		return q, err
+	}
+	if q.before, err = parseCursor(v.Get("before")); err != nil {
+		return q, err
+	}
+	if p := v.Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > maxListPage {
+			return q, errBadQuery("The page number is not valid.")
+		}
+		q.page = n
+	}
+	return q, nil
+}
+
+// A cursor in a URL is "<created, Unix microseconds>-<id>".
+func formatCursor(l link.Link) string {
+	return strconv.FormatInt(l.CreatedAt.UnixMicro(), 10) + "-" + strconv.FormatInt(l.ID, 10)
+}
+
+func parseCursor(s string) (*pgstore.LinkCursor, error) {
+	if s == "" {
+		return nil, nil
+	}
+	us, id, ok := strings.Cut(s, "-")
+	micros, err1 := strconv.ParseInt(us, 10, 64)
+	n, err2 := strconv.ParseInt(id, 10, 64)
+	if !ok || err1 != nil || err2 != nil || micros < 0 || n <= 0 {
+		return nil, errBadQuery("The page position in this address is not valid.")
+	}
+	return &pgstore.LinkCursor{CreatedAt: time.UnixMicro(micros).UTC(), ID: n}, nil
+}
+
+// pageURLs are the table's "newer" and "older" links ("" = none): keyset
+// cursors in date order, page numbers in click order.
+func pageURLs(q linkQuery, ranked bool, p pgstore.LinkPage) (newer, older string) {
+	base := url.Values{}
+	if q.search != "" {
+		base.Set("q", q.search)
+	}
+	if q.byClicks {
+		base.Set("sort", "clicks")
+	}
+	at := func(key, value string) string {
+		v := url.Values{}
+		for k, vs := range base {
+			v[k] = vs
+		}
+		if key != "" {
+			v.Set(key, value)
+		}
+		if len(v) == 0 {
+			return "/links"
+		}
+		return "/links?" + v.Encode()
+	}
+	switch {
+	case ranked:
+		if p.Newer {
+			newer = at("page", strconv.Itoa(q.page-1))
+			if q.page == 2 {
+				newer = at("", "")
+			}
+		}
+		if p.Older {
+			older = at("page", strconv.Itoa(q.page+1))
+		}
+	case len(p.Links) > 0:
+		if p.Newer {
+			newer = at("before", formatCursor(p.Links[0]))
+		}
+		if p.Older {
+			older = at("after", formatCursor(p.Links[len(p.Links)-1]))
+		}
+	case q.after != nil || q.before != nil:
+		newer = at("", "") // past the end (links deleted since): back to the start
+	}
+	return newer, older
+}

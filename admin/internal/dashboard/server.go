@@ -1,0 +1,156 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"kurz/admin/internal/api"
+	"kurz/shared/clientip"
+	"kurz/shared/config"
+	"kurz/shared/pgstore"
+	"kurz/shared/secret"
+)
+
+// Deps is what the dashboard needs from main.
+type Deps struct {
+	// API is the admin API server: the dashboard writes through it.
+	API    *api.Server
+	Store  *pgstore.Store
+	Config *config.Config
+	Log    *slog.Logger
+}
+
+// Server serves the dashboard's pages.
+type Server struct {
+	api     *api.Server
+	store   *pgstore.Store
+	cfg     *config.Config
+	log     *slog.Logger
+	proxies *clientip.Resolver
+	pages   *pages
+	assets  *assets
+	keys    keys
+	// dummyHash is verified for sign-ins of unknown accounts, so they take
+	// as long as wrong passwords of real ones.
+	dummyHash string
+	prunedAt  atomic.Int64 // Unix nanoseconds of the last session prune
+}
+
+// New builds the dashboard. Templates and assets are parsed here: a broken
+// one fails start-up, not a request.
+func New(d Deps) (*Server, error) {
+	if d.API == nil || d.Store == nil || d.Config == nil {
+		return nil, errors.New("dashboard: API, Store and Config are required")
+	}
+	s := &Server{
+		api: d.API, store: d.Store, cfg: d.Config, log: d.Log,
+		proxies: clientip.New(d.Config.TrustedProxies),
+		keys:    deriveKeys(d.Config.Secret),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	var err error
+	if s.assets, err = loadAssets(); err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	if s.pages, err = loadPages(s.assets); err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	if s.dummyHash, err = secret.HashPassword("kurz dashboard: no such account"); err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	return s, nil
+}
+
+// requestTimeout bounds every request's store calls (the API's bound).
+const requestTimeout = 15 * time.Second
+
+// Handler serves every dashboard page and asset.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /assets/{version}/{name}", http.HandlerFunc(s.assets.serve))
+	s.route(mux, "GET /{$}", s.home)
+	s.route(mux, "GET /login", s.loginPage)
+	s.route(mux, "POST /login", s.login)
+	s.route(mux, "POST /logout", s.logout)
+	s.route(mux, "GET /signup", s.signupPage)
+	s.route(mux, "POST /signup", s.signup)
+	s.route(mux, "GET /reset/{token}", s.resetPage)
+	s.route(mux, "POST /reset/{token}", s.reset)
+	s.route(mux, "GET /account", s.signedIn(s.accountPage))
+	s.route(mux, "POST /account/email", s.signedIn(s.changeEmail))
+	s.route(mux, "POST /account/password", s.signedIn(s.changePassword))
+	s.route(mux, "POST /account/key", s.signedIn(s.rotateKey))
+	s.route(mux, "GET /links", s.signedIn(s.linksPage))
+	s.route(mux, "GET /links/new", s.signedIn(s.newLinkPage))
+	s.route(mux, "POST /links/new", s.signedIn(s.createLink))
+	s.route(mux, "GET /links/{id}/edit", s.signedIn(s.editLinkPage))
+	s.route(mux, "POST /links/{id}/edit", s.signedIn(s.saveLink))
+	s.route(mux, "GET /links/{id}/delete", s.signedIn(s.deleteLinkPage))
+	s.route(mux, "POST /links/{id}/delete", s.signedIn(s.deleteLink))
+	s.route(mux, "/", func(w http.ResponseWriter, r *http.Request, c *call) error {
+		return errNotFound
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		mux.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// handlerFunc is a page handler: c carries the request's session, CSRF
+// token and nonce. A returned error becomes an error page (errors.go).
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c *call) error
+
+// route registers a page: security headers, the session, and for every
+// state-changing method the cross-origin and CSRF checks, before h.
+func (s *Server) route(mux *http.ServeMux, pattern string, h handlerFunc) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.begin(w, r)
+		if err == nil && !safeMethod(r.Method) {
+			err = s.checkCSRF(w, r, c)
+		}
+		if err == nil {
+			err = h(w, r, c)
+		}
+		if err != nil {
+			s.fail(w, r, c, err)
+		}
+	})
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// signedIn sends visitors without a session to the sign-in page (back
+// here afterwards, for a GET).
+func (s *Server) signedIn(h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, c *call) error {
+		if c.user == nil {
+			target := "/login"
+			if r.Method == http.MethodGet {
+				target += "?next=" + urlQueryEscape(r.URL.RequestURI())
+			}
+			http.Redirect(w, r, target, http.StatusSeeOther)
+			return nil
+		}
+		return h(w, r, c)
+	}
+}
+
+// home is "/": the link table for a signed-in user, else the sign-in page.
+func (s *Server) home(w http.ResponseWriter, r *http.Request, c *call) error {
+	if c.user == nil {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return nil
+	}
+	http.Redirect(w, r, "/links", http.StatusSeeOther)
+	return nil
+}
