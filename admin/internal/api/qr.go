@@ -138,34 +138,51 @@ func (s *Server) addQR(w http.ResponseWriter, r *http.Request, u *link.User) err
 	if err := in.decode(w, r); err != nil {
 		return err
 	}
+	q, err := s.AddQR(r.Context(), u, &in)
+	if err != nil {
+		return err
+	}
+	return OK(w, map[string]any{"id": q.ID, "link": link.QRImageURL(s.cfg.BaseURL, q.Code)})
+}
+
+// QRInput is the body of POST /api/qr/add (and of the update). The
+// dashboard's QR form fills one too, so both go through AddQR: one
+// validation, one write path.
+type QRInput = qrInput
+
+// QRPlan is a checked QR code before it is stored: what it encodes and
+// its colours. Text is the real content except for link codes, whose
+// tracking URL needs the code: there it is a stand-in of the same length.
+type QRPlan struct {
+	Type, Name, Text, TargetURL string
+	Data                        json.RawMessage
+	Foreground, Background      string // stored form, "rgb(r,g,b)"
+}
+
+// CheckQR runs AddQR's checks of in except the logo (which AddQR fetches
+// and decodes): type, data, the loop check, name, colours and the fit
+// without a logo. The dashboard's live preview uses it.
+func (s *Server) CheckQR(ctx context.Context, u *link.User, in *QRInput) (QRPlan, error) {
 	if in.Type == nil {
-		return BadRequest("type", "required: one of "+qrTypes)
+		return QRPlan{}, BadRequest("type", "required: one of "+qrTypes)
 	}
 	typ := strings.ToLower(strings.TrimSpace(*in.Type))
 	content, data, err := qrData(typ, in.Data)
 	if err != nil {
-		return err
+		return QRPlan{}, err
 	}
-	if err := s.refuseQRLoop(r.Context(), u.ID, "", content.TargetURL); err != nil {
-		return err
+	if err := s.refuseQRLoop(ctx, u.ID, "", content.TargetURL); err != nil {
+		return QRPlan{}, err
 	}
 	name := "QR " + typ
 	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
 		if name, err = qrName(*in.Name); err != nil {
-			return err
+			return QRPlan{}, err
 		}
 	}
 	fg, bg, err := qrColours(qrcode.DefaultForeground, qrcode.DefaultBackground, in.Foreground, in.Background)
 	if err != nil {
-		return err
-	}
-	// The fetch is the slow, outbound part: it runs last, after every cheap
-	// check passed, and before the transaction, so no lock waits on it.
-	var logo []byte
-	if in.Logo != nil {
-		if logo, err = s.qrLogo(r.Context(), *in.Logo); err != nil {
-			return err
-		}
+		return QRPlan{}, err
 	}
 	text := content.Text
 	if typ == qrcode.TypeLink {
@@ -173,23 +190,46 @@ func (s *Server) addQR(w http.ResponseWriter, r *http.Request, u *link.User) err
 		// real tracking URL.
 		text = link.QRScanURL(s.cfg.BaseURL, strings.Repeat("0", link.QRCodeLen))
 	}
-	if err := qrcode.CheckFit(text, logo != nil); err != nil {
-		return qrInvalid(err)
+	return QRPlan{Type: typ, Name: name, Text: text, TargetURL: content.TargetURL, Data: data,
+		Foreground: fg, Background: bg}, nil
+}
+
+// AddQR validates in and creates the caller's QR code. Refusals are
+// *Error values naming the field.
+func (s *Server) AddQR(ctx context.Context, u *link.User, in *QRInput) (*link.QR, error) {
+	p, err := s.CheckQR(ctx, u, in)
+	if err != nil {
+		return nil, err
+	}
+	// The fetch is the slow, outbound part: it runs last, after every cheap
+	// check passed, and before the transaction, so no lock waits on it.
+	var logo []byte
+	if in.Logo != nil {
+		if logo, err = s.qrLogo(ctx, *in.Logo); err != nil {
+			return nil, err
+		}
+	}
+	if err := qrcode.CheckFit(p.Text, logo != nil); err != nil {
+		return nil, qrInvalid(err)
+	}
+	content := p.Text
+	if p.Type == qrcode.TypeLink {
+		content = ""
 	}
 	q := &link.QR{
-		UserID: u.ID, Name: name, Type: typ, Data: data, Content: content.Text, TargetURL: content.TargetURL,
-		Background: bg, Foreground: fg, Logo: logo,
+		UserID: u.ID, Name: p.Name, Type: p.Type, Data: p.Data, Content: content, TargetURL: p.TargetURL,
+		Background: p.Background, Foreground: p.Foreground, Logo: logo,
 	}
-	err = s.store.CreateQR(r.Context(), q, func(q *link.QR) {
+	err = s.store.CreateQR(ctx, q, func(q *link.QR) {
 		q.Code = secret.RandomString(link.QRCodeLen)
 		if q.Type == qrcode.TypeLink {
 			q.Content = link.QRScanURL(s.cfg.BaseURL, q.Code)
 		}
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return OK(w, map[string]any{"id": q.ID, "link": link.QRImageURL(s.cfg.BaseURL, q.Code)})
+	return q, nil
 }
 
 // qrData validates data for typ and returns what to encode and the data in

@@ -1,6 +1,9 @@
 // Package dashboard is kurz's web interface for the people who manage
-// links: sign-up, sign-in, the account page and the link table with its
-// create, edit and delete forms. It is served by the admin process under
+// links: sign-up, sign-in, the account page, the home page (click totals,
+// top and recent links), the link table with its create, edit and delete
+// forms, and each link's statistics (server-rendered SVG chart and world
+// map, breakdowns, CSV; stats.go, reading through the API server's stats
+// reads like the rest). It is served by the admin process under
 // "/" of KURZ_ADMIN_ADDR (the API keeps /api), and alone on
 // KURZ_DASHBOARD_ADDR when that is set.
 //

@@ -16,6 +16,7 @@ func templateFuncs(a *assets) template.FuncMap {
 		"when":    when,
 		"number":  number,
 		"counted": counted,
+		"count":   func(n uint64) string { return number(int(n)) },
 	}
 }
 

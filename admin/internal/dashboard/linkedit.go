@@ -12,15 +12,19 @@ import (
 // would be; deletion is the store's one call, as DELETE /api/url/:id is.
 
 func (s *Server) newLinkPage(w http.ResponseWriter, r *http.Request, c *call) error {
-	return s.showLinkForm(w, r, c, newLinkForm(), nil)
+	return s.showLinkForm(w, r, c, newLinkForm(), &linkRows{lists: map[string][]ruleRow{}}, nil, defaultVisitor, nil)
 }
 
-// showLinkForm renders the create form (l nil) or the edit form of l.
-func (s *Server) showLinkForm(w http.ResponseWriter, r *http.Request, c *call, f *form, l *link.Link) error {
-	d := linkFormData{Form: f, Link: l}
-	var err error
-	if d.Domains, d.Types, err = s.linkChoices(r.Context(), c.user, f.Val("type")); err != nil {
+// showLinkForm renders the create form (l nil) or the edit form of l,
+// with the preview p when there is one.
+func (s *Server) showLinkForm(w http.ResponseWriter, r *http.Request, c *call, f *form, rows *linkRows, l *link.Link, v visitorFacts, p *linkPreview) error {
+	d := linkFormData{Form: f, Link: l, Visitor: v, Preview: p, Countries: countryChoices(), Devices: deviceChoices()}
+	if err := s.linkChoices(r.Context(), c.user, &d, rows); err != nil {
 		return err
+	}
+	d.Rules, d.Params = rows.views(f)
+	if d.Preview == nil {
+		d.Preview = s.preview(f, rows, v)
 	}
 	title := "New link"
 	if l != nil {
@@ -30,10 +34,32 @@ func (s *Server) showLinkForm(w http.ResponseWriter, r *http.Request, c *call, f
 	return nil
 }
 
+// formAction handles the form's buttons that do not save: adding or
+// removing a row, and the preview. It reports whether do was one; the
+// form is shown again with everything typed.
+func (s *Server) formAction(w http.ResponseWriter, r *http.Request, c *call, f *form, rows *linkRows, l *link.Link) (bool, error) {
+	do := f.Val("do")
+	if do == "" || do == "save" {
+		return false, nil
+	}
+	if do == "preview" {
+		rows.compact()
+	} else if !rows.act(do) {
+		return false, nil
+	}
+	v := readVisitor(r)
+	return true, s.showLinkForm(w, r, c, f, rows, l, v, nil)
+}
+
 func (s *Server) createLink(w http.ResponseWriter, r *http.Request, c *call) error {
-	f, _ := linkForm(r)
-	in := createInput(f)
+	f, rows, _ := linkForm(r)
+	if done, err := s.formAction(w, r, c, f, rows, nil); done {
+		return err
+	}
+	rows.compact()
+	in := createInput(f, rows)
 	apiExpiry(f, in)
+	fields := rows.fieldMap()
 	if !f.Failed() {
 		res, err := s.api.AddLink(r.Context(), c.user, in)
 		if err == nil {
@@ -45,16 +71,16 @@ func (s *Server) createLink(w http.ResponseWriter, r *http.Request, c *call) err
 			http.Redirect(w, r, "/links", http.StatusSeeOther)
 			return nil
 		}
-		if !f.refuse(err, linkFieldMap) {
+		if !f.refuse(err, fields) {
 			return err
 		}
 		if !badRequest(err) {
-			return s.showLinkForm(w, r, c, f, nil)
+			return s.showLinkForm(w, r, c, f, rows, nil, readVisitor(r), nil)
 		}
 	}
 	// Mark every wrong field at once, not only the first the API names.
-	f.refuseAll(s.api.LinkErrors(r.Context(), c.user, in, true), linkFieldMap)
-	return s.showLinkForm(w, r, c, f, nil)
+	f.refuseAll(s.api.LinkErrors(r.Context(), c.user, in, true), fields)
+	return s.showLinkForm(w, r, c, f, rows, nil, readVisitor(r), nil)
 }
 
 // ownLink loads the link of the path's id if it is the caller's; any
@@ -76,7 +102,7 @@ func (s *Server) editLinkPage(w http.ResponseWriter, r *http.Request, c *call) e
 	if err != nil {
 		return err
 	}
-	return s.showLinkForm(w, r, c, formOfLink(l), l)
+	return s.showLinkForm(w, r, c, formOfLink(l), rowsOfLink(l), l, defaultVisitor, nil)
 }
 
 func (s *Server) saveLink(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -84,9 +110,14 @@ func (s *Server) saveLink(w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
-	f, removePassword := linkForm(r)
-	in := editInput(f, l, removePassword)
+	f, rows, removePassword := linkForm(r)
+	if done, err := s.formAction(w, r, c, f, rows, l); done {
+		return err
+	}
+	rows.compact()
+	in := editInput(f, rows, l, removePassword)
 	apiExpiry(f, in)
+	fields := rows.fieldMap()
 	if !f.Failed() {
 		res, err := s.api.UpdateLink(r.Context(), c.user, l.ID, in)
 		if err == nil {
@@ -94,16 +125,16 @@ func (s *Server) saveLink(w http.ResponseWriter, r *http.Request, c *call) error
 			http.Redirect(w, r, "/links", http.StatusSeeOther)
 			return nil
 		}
-		if !f.refuse(err, linkFieldMap) {
+		if !f.refuse(err, fields) {
 			return err
 		}
 		if !badRequest(err) {
-			return s.showLinkForm(w, r, c, f, l)
+			return s.showLinkForm(w, r, c, f, rows, l, readVisitor(r), nil)
 		}
 	}
 	// Mark every wrong field at once, not only the first the API names.
-	f.refuseAll(s.api.LinkErrors(r.Context(), c.user, in, false), linkFieldMap)
-	return s.showLinkForm(w, r, c, f, l)
+	f.refuseAll(s.api.LinkErrors(r.Context(), c.user, in, false), fields)
+	return s.showLinkForm(w, r, c, f, rows, l, readVisitor(r), nil)
 }
 
 func (s *Server) deleteLinkPage(w http.ResponseWriter, r *http.Request, c *call) error {

@@ -90,10 +90,21 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "GET /links", s.signedIn(s.linksPage))
 	s.route(mux, "GET /links/new", s.signedIn(s.newLinkPage))
 	s.route(mux, "POST /links/new", s.signedIn(s.createLink))
+	s.route(mux, "GET /links/alias", s.aliasCheck)
+	s.route(mux, "GET /qr", s.signedIn(s.qrsPage))
+	s.route(mux, "GET /qr/new", s.signedIn(s.newQRPage))
+	s.route(mux, "POST /qr/new", s.signedIn(s.createQR))
+	s.route(mux, "POST /qr/preview", s.signedIn(s.qrPreviewFragment))
+	s.route(mux, "GET /qr/{id}/delete", s.signedIn(s.deleteQRPage))
+	s.route(mux, "POST /qr/{id}/delete", s.signedIn(s.deleteQR))
+	s.route(mux, "GET /qr/{id}/{file}", s.signedIn(s.qrImage))
+	s.route(mux, "POST /links/preview", s.signedIn(s.previewFragment))
 	s.route(mux, "GET /links/{id}/edit", s.signedIn(s.editLinkPage))
 	s.route(mux, "POST /links/{id}/edit", s.signedIn(s.saveLink))
 	s.route(mux, "GET /links/{id}/delete", s.signedIn(s.deleteLinkPage))
 	s.route(mux, "POST /links/{id}/delete", s.signedIn(s.deleteLink))
+	s.route(mux, "GET /links/{id}/stats", s.signedIn(s.statsPage))
+	s.route(mux, "GET /links/{id}/stats.csv", s.signedIn(s.statsCSV))
 	s.route(mux, "/", func(w http.ResponseWriter, r *http.Request, c *call) error {
 		return errNotFound
 	})
@@ -145,12 +156,12 @@ func (s *Server) signedIn(h handlerFunc) handlerFunc {
 	}
 }
 
-// home is "/": the link table for a signed-in user, else the sign-in page.
+// home is "/": the home page (home.go) for a signed-in user, else the
+// sign-in page.
 func (s *Server) home(w http.ResponseWriter, r *http.Request, c *call) error {
 	if c.user == nil {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return nil
 	}
-	http.Redirect(w, r, "/links", http.StatusSeeOther)
-	return nil
+	return s.homePage(w, r, c)
 }

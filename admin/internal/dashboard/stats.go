@@ -1,0 +1,227 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"kurz/admin/internal/api"
+	"kurz/admin/internal/stats"
+	"kurz/shared/target"
+)
+
+// The statistics page of one link (/links/{id}/stats) and its CSV export.
+// Every number comes from the API server's stats reads (LinkRange,
+// LinkSummary: what GET /api/url/:id/stats and GET /api/url/:id answer);
+// while ClickHouse cannot be read the page says so and shows no number.
+
+// statsQuery is the page's range, checked.
+type statsQuery struct {
+	from, to time.Time
+	iv       stats.Interval
+}
+
+// values is the query string of q (for links to the CSV and back).
+func (q statsQuery) values() url.Values {
+	return url.Values{"from": {q.from.Format(time.DateOnly)}, "to": {q.to.Format(time.DateOnly)}, "interval": {string(q.iv)}}
+}
+
+// parseStatsQuery reads from, to (YYYY-MM-DD, UTC days, both inclusive)
+// and interval (hour, day, week). Defaults: the last 30 days by day, as the
+// API's chart extension.
+func parseStatsQuery(v url.Values, now time.Time) (statsQuery, error) {
+	y, m, d := now.UTC().Date()
+	q := statsQuery{to: time.Date(y, m, d, 0, 0, 0, 0, time.UTC), iv: stats.Day}
+	switch v.Get("interval") {
+	case "", "day":
+	case "hour":
+		q.iv = stats.Hour
+	case "week":
+		q.iv = stats.Week
+	default:
+		return q, errBadQuery("The interval must be hour, day or week.")
+	}
+	var err error
+	if s := v.Get("to"); s != "" {
+		if q.to, err = stats.ParseDate(s); err != nil {
+			return q, errBadQuery("The end date must be a date (YYYY-MM-DD).")
+		}
+	}
+	q.from = q.to.AddDate(0, 0, -(stats.DefaultDays - 1))
+	if s := v.Get("from"); s != "" {
+		if q.from, err = stats.ParseDate(s); err != nil {
+			return q, errBadQuery("The start date must be a date (YYYY-MM-DD).")
+		}
+	}
+	if err := stats.CheckRange(q.from, q.to, q.iv); err != nil {
+		if q.from.After(q.to) {
+			return q, errBadQuery("The start date is after the end date.")
+		}
+		limit := stats.MaxDays
+		if q.iv == stats.Hour {
+			limit = stats.MaxHourDays
+		}
+		return q, errBadQuery("By " + string(q.iv) + ", the range may span at most " + strconv.Itoa(limit) + " days.")
+	}
+	return q, nil
+}
+
+// countRow is one line of a breakdown: its share of the largest value
+// draws its bar.
+type countRow struct {
+	Name string
+	Code string // ISO 3166 alpha-2 of a country, "" otherwise
+	N    uint64
+	Pct  float64 // of the largest N of its list, 0..100
+}
+
+// countList is one breakdown table: its element id, its first column's
+// heading and its rows.
+type countList struct {
+	ID, What string
+	Rows     []countRow
+}
+
+// statsData is the statistics page's.
+type statsData struct {
+	Link     linkRow
+	From, To string
+	Interval string
+	Up       bool // false: ClickHouse cannot be read now
+	Range    *stats.Range
+	AllTime  *stats.Summary
+	Fresh    string // "HH:MM:SS UTC" (with the date when not today)
+	Lagging  bool   // some edge reports clicks not yet counted
+	Chart    chart  // wide
+	Narrow   chart  // for phones
+	Social   uint64
+	Map      worldMap
+	CSVURL   string
+
+	Countries, Referrers, Browsers, OS, Sources countList
+}
+
+func (s *Server) statsPage(w http.ResponseWriter, r *http.Request, c *call) error {
+	l, err := s.ownLink(r, c)
+	if err != nil {
+		return err
+	}
+	q, err := parseStatsQuery(r.URL.Query(), time.Now())
+	if err != nil {
+		return err
+	}
+	d := statsData{Link: s.rowOf(l), From: q.from.Format(time.DateOnly), To: q.to.Format(time.DateOnly),
+		Interval: string(q.iv), CSVURL: "/links/" + strconv.FormatInt(l.ID, 10) + "/stats.csv?" + q.values().Encode()}
+	if err := s.readStats(r, l.ID, q, &d); err != nil {
+		return err
+	}
+	s.render(w, r, c, http.StatusOK, "stats", "Statistics of "+d.Link.ShortText, d)
+	return nil
+}
+
+// readStats fills d's numbers; d.Up stays false when ClickHouse is down.
+// The three reads are independent: side by side, the page waits for the
+// slowest, not their sum.
+func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData) error {
+	var (
+		rg            *stats.Range
+		sum           *stats.Summary
+		fresh         stats.Freshness
+		countries     []stats.Count
+		upR, upS, upC bool
+	)
+	g, ctx := errgroup.WithContext(r.Context())
+	g.Go(func() (err error) {
+		rg, upR, err = s.api.LinkRange(ctx, id, q.from, q.to, q.iv)
+		return err
+	})
+	g.Go(func() (err error) {
+		sum, fresh, upS, err = s.api.LinkSummary(ctx, id)
+		return err
+	})
+	g.Go(func() (err error) {
+		countries, upC, err = s.api.LinkCountries(ctx, id, q.from, q.to)
+		return err
+	})
+	if err := g.Wait(); err != nil || !upR || !upS || !upC {
+		return err
+	}
+	d.Up, d.Range, d.AllTime = true, rg, sum
+	d.Fresh = freshness(fresh.IngestedUntil, time.Now())
+	d.Lagging = fresh.LagMs > 0
+	d.Chart = buildChart(rg.Series, q.iv, wideChart, "chart-wide")
+	d.Narrow = buildChart(rg.Series, q.iv, narrowChart, "chart-narrow")
+	d.Social = api.LinkSocialCount(rg.Categories)
+	d.Map = buildWorldMap(countries)
+	d.Countries = countList{"countries", "Country", countRows(rg.Countries, true)}
+	d.Referrers = countList{"referrers", "Referrer", countRows(rg.Referrers, false)}
+	d.Browsers = countList{"browsers", "Browser", countRows(rg.Browsers, false)}
+	d.OS = countList{"os", "Operating system", countRows(rg.OS, false)}
+	d.Sources = countList{"sources", "Source", categoryRows(rg.Categories)}
+	return nil
+}
+
+// freshness renders "counted up to" as a UTC clock time, with the date when
+// it is not today's.
+func freshness(t, now time.Time) string {
+	t = t.UTC()
+	if t.Format(time.DateOnly) == now.UTC().Format(time.DateOnly) {
+		return t.Format("15:04:05") + " UTC"
+	}
+	return t.Format("2006-01-02 15:04:05") + " UTC"
+}
+
+func countRows(cs []stats.Count, countries bool) []countRow {
+	var top uint64
+	for _, c := range cs {
+		top = max(top, c.N)
+	}
+	out := make([]countRow, 0, len(cs))
+	for _, c := range cs {
+		row := countRow{Name: c.Name, N: c.N}
+		if top > 0 {
+			row.Pct = float64(c.N) * 100 / float64(top)
+		}
+		if countries {
+			row.Name = titleCase(c.Name)
+			if code, ok := target.CountryCode(c.Name); ok {
+				row.Code = code
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// sourceNames are the referrer categories in the order shown.
+var sourceNames = []struct{ key, name string }{
+	{"direct", "Direct (no referrer)"}, {"socialnetwork", "Social networks"}, {"microblog", "Microblogs"},
+	{"searchengine", "Search engines"}, {"photosharing", "Photo sharing"}, {"messaging", "Messaging"},
+	{"email", "Email"}, {"other", "Other websites"},
+}
+
+func categoryRows(cats map[string]uint64) []countRow {
+	var cs []stats.Count
+	for _, s := range sourceNames {
+		if n := cats[s.key]; n > 0 {
+			cs = append(cs, stats.Count{Name: s.name, N: n})
+		}
+	}
+	return countRows(cs, false)
+}
+
+// titleCase capitalises each word of a lower-case country name.
+func titleCase(s string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		if w == "and" || w == "of" || w == "the" && i > 0 {
+			continue
+		}
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
+}
