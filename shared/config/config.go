@@ -23,6 +23,7 @@ type Config struct {
 	PriceAddr         string         // KURZ_PRICE_ADDR (optional)
 	DashboardAddr     string         // KURZ_DASHBOARD_ADDR (optional): a listener serving only the dashboard
 	DashboardURL      string         // KURZ_DASHBOARD_URL: the dashboard's public base, for reset links ("" = derived from the listen address)
+	DomainDNS         string         // KURZ_DOMAIN_DNS (optional): the DNS record users point branded domains at, e.g. "CNAME edge.example.net"
 	BaseURL           string         // KURZ_BASE_URL, without trailing slash
 	BaseHost          string         // host[:port] of BaseURL, lower case
 	CountryHeader     string         // KURZ_COUNTRY_HEADER (optional)
@@ -86,6 +87,7 @@ func load(get func(string) string) (*Config, error) {
 		PriceAddr:     get("KURZ_PRICE_ADDR"),
 		DashboardAddr: strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
 		DashboardURL:  strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),
+		DomainDNS:     strings.TrimSpace(get("KURZ_DOMAIN_DNS")),
 		CountryHeader: strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
 		GeoIPDB:       get("KURZ_GEOIP_DB"),
 		SpoolDir:      or(get("KURZ_SPOOL_DIR"), ".run/spool"),

@@ -55,6 +55,21 @@ func (s *Store) CampaignByID(ctx context.Context, userID, id int64) (link.Campai
 	return c, nil
 }
 
+// CampaignLinks returns a page of the links in one of the user's
+// campaigns, newest first, and their number.
+func (s *Store) CampaignLinks(ctx context.Context, userID, campaignID int64, limit, offset int) ([]link.Link, int, error) {
+	total, err := s.countOf(ctx, `SELECT count(*) FROM links WHERE user_id = $1 AND campaign_id = $2`, userID, campaignID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count links of campaign %d: %w", campaignID, err)
+	}
+	links, err := s.queryLinks(ctx, `SELECT `+linkColumns+` WHERE l.user_id = $1 AND l.campaign_id = $2
+		ORDER BY l.created_at DESC, l.id DESC LIMIT $3 OFFSET $4`, userID, campaignID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("links of campaign %d: %w", campaignID, err)
+	}
+	return links, total, nil
+}
+
 // CampaignBySlug loads the campaign with a rotator slug (any user's;
 // case-insensitive), for the rotator.
 func (s *Store) CampaignBySlug(ctx context.Context, slug string) (link.Campaign, error) {

@@ -47,6 +47,16 @@ func (s *Store) ListPixels(ctx context.Context, userID int64, limit, offset int)
 	return out, total, nil
 }
 
+// PixelByID returns one of the user's pixels; another user's or an unknown
+// id is link.ErrNotFound.
+func (s *Store) PixelByID(ctx context.Context, userID, id int64) (*link.Pixel, error) {
+	p, err := scanPixel(s.pool.QueryRow(ctx, `SELECT `+pixelColumns+` FROM pixels WHERE id = $1 AND user_id = $2`, id, userID))
+	if err != nil {
+		return nil, fmt.Errorf("pixel %d: %w", id, err)
+	}
+	return p, nil
+}
+
 // CreatePixel inserts p (UserID, Type, Name, Tag set) and fills ID and
 // CreatedAt.
 func (s *Store) CreatePixel(ctx context.Context, p *link.Pixel) error {

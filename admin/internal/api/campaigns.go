@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -98,15 +99,44 @@ func (s *Server) addCampaign(w http.ResponseWriter, r *http.Request, u *link.Use
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	c := link.Campaign{UserID: u.ID}
-	if err := in.apply(&c); err != nil {
+	c, err := s.AddCampaign(r.Context(), u, &in)
+	if err != nil {
 		return err
 	}
-	c, err := s.store.CreateCampaign(r.Context(), c)
-	if err != nil {
-		return slugConflict(err, in.Slug)
-	}
 	return OK(w, s.campaignJSON(&c, u.Username))
+}
+
+// CampaignInput is the body of POST /api/campaign/add and of the update.
+// The dashboard's campaign form fills one too, so both go through
+// AddCampaign and UpdateCampaign: one validation, one write path.
+type CampaignInput = campaignIn
+
+// AddCampaign checks in as POST /api/campaign/add does and stores the
+// campaign; a taken slug is the API's 409.
+func (s *Server) AddCampaign(ctx context.Context, u *link.User, in *CampaignInput) (link.Campaign, error) {
+	c := link.Campaign{UserID: u.ID}
+	if err := in.apply(&c); err != nil {
+		return c, err
+	}
+	c, err := s.store.CreateCampaign(ctx, c)
+	if err != nil {
+		return c, slugConflict(err, in.Slug)
+	}
+	return c, nil
+}
+
+// CampaignErrors runs the add's checks field by field, without writing:
+// a form marks every wrong field at once (the API answers the first only).
+func CampaignErrors(in *CampaignInput) []error {
+	var errs []error
+	var c link.Campaign
+	if err := (&campaignIn{Name: in.Name}).apply(&c); err != nil {
+		errs = append(errs, err)
+	}
+	if err := (&campaignIn{Slug: in.Slug}).apply(&c); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 func (s *Server) updateCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -118,17 +148,27 @@ func (s *Server) updateCampaign(w http.ResponseWriter, r *http.Request, u *link.
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
-		return BadRequest("name", "required")
-	}
-	c, err := s.store.UpdateCampaign(r.Context(), u.ID, id, in.apply)
-	if errors.Is(err, link.ErrNotFound) {
-		return NotFound("campaign")
-	}
+	c, err := s.UpdateCampaign(r.Context(), u, id, &in)
 	if err != nil {
-		return slugConflict(err, in.Slug)
+		return err
 	}
 	return OK(w, s.campaignJSON(&c, u.Username))
+}
+
+// UpdateCampaign checks in as PUT /api/campaign/:id/update does and
+// changes the user's campaign id; another user's or an unknown id is 404.
+func (s *Server) UpdateCampaign(ctx context.Context, u *link.User, id int64, in *CampaignInput) (link.Campaign, error) {
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+		return link.Campaign{}, BadRequest("name", "required")
+	}
+	c, err := s.store.UpdateCampaign(ctx, u.ID, id, in.apply)
+	if errors.Is(err, link.ErrNotFound) {
+		return c, NotFound("campaign")
+	}
+	if err != nil {
+		return c, slugConflict(err, in.Slug)
+	}
+	return c, nil
 }
 
 func (s *Server) deleteCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -136,14 +176,20 @@ func (s *Server) deleteCampaign(w http.ResponseWriter, r *http.Request, u *link.
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteCampaign(r.Context(), u.ID, id)
-	if errors.Is(err, link.ErrNotFound) {
-		return NotFound("campaign")
-	}
-	if err != nil {
+	if err := s.DeleteCampaign(r.Context(), u, id); err != nil {
 		return err
 	}
 	return Message(w, "campaign deleted; its links are now unassigned")
+}
+
+// DeleteCampaign deletes the user's campaign id as DELETE
+// /api/campaign/:id does; its links stay, unassigned.
+func (s *Server) DeleteCampaign(ctx context.Context, u *link.User, id int64) error {
+	err := s.store.DeleteCampaign(ctx, u.ID, id)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("campaign")
+	}
+	return err
 }
 
 func (s *Server) assignCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {

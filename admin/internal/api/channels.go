@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -124,18 +125,41 @@ func (s *Server) addChannel(w http.ResponseWriter, r *http.Request, u *link.User
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.Name == nil {
-		return BadRequest("name", "required")
-	}
-	c := link.Channel{UserID: u.ID}
-	if err := in.apply(&c); err != nil {
-		return err
-	}
-	c, err := s.store.CreateChannel(r.Context(), c)
+	c, err := s.AddChannel(r.Context(), u, &in)
 	if err != nil {
 		return err
 	}
 	return OK(w, channelJSON(&c))
+}
+
+// ChannelInput is the body of POST /api/channel/add and of the update.
+// The dashboard's channel form fills one too, so both go through
+// AddChannel and UpdateChannel: one validation, one write path.
+type ChannelInput = channelIn
+
+// AddChannel checks in as POST /api/channel/add does and stores it.
+func (s *Server) AddChannel(ctx context.Context, u *link.User, in *ChannelInput) (link.Channel, error) {
+	if in.Name == nil {
+		return link.Channel{}, BadRequest("name", "required")
+	}
+	c := link.Channel{UserID: u.ID}
+	if err := in.apply(&c); err != nil {
+		return c, err
+	}
+	return s.store.CreateChannel(ctx, c)
+}
+
+// ChannelErrors runs the add's checks field by field, without writing: a
+// form marks every wrong field at once (the API answers the first only).
+func ChannelErrors(in *ChannelInput) []error {
+	var errs []error
+	var c link.Channel
+	for _, one := range []channelIn{{Name: in.Name}, {Description: in.Description}, {Color: in.Color}} {
+		if err := one.apply(&c); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 func (s *Server) updateChannel(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -147,14 +171,20 @@ func (s *Server) updateChannel(w http.ResponseWriter, r *http.Request, u *link.U
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	err = s.store.UpdateChannel(r.Context(), u.ID, id, in.apply)
-	if errors.Is(err, link.ErrNotFound) {
-		return NotFound("channel")
-	}
-	if err != nil {
+	if err := s.UpdateChannel(r.Context(), u, id, &in); err != nil {
 		return err
 	}
 	return Message(w, "channel updated")
+}
+
+// UpdateChannel checks in as PUT /api/channel/:id/update does and changes
+// the user's channel id; another user's or an unknown id is a 404.
+func (s *Server) UpdateChannel(ctx context.Context, u *link.User, id int64, in *ChannelInput) error {
+	err := s.store.UpdateChannel(ctx, u.ID, id, in.apply)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("channel")
+	}
+	return err
 }
 
 func (s *Server) deleteChannel(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -162,14 +192,20 @@ func (s *Server) deleteChannel(w http.ResponseWriter, r *http.Request, u *link.U
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteChannel(r.Context(), u.ID, id)
-	if errors.Is(err, link.ErrNotFound) {
-		return NotFound("channel")
-	}
-	if err != nil {
+	if err := s.DeleteChannel(r.Context(), u, id); err != nil {
 		return err
 	}
 	return Message(w, "channel deleted; its items are now unassigned")
+}
+
+// DeleteChannel deletes the user's channel id as DELETE
+// /api/channel/:id/delete does; its items stay, unassigned.
+func (s *Server) DeleteChannel(ctx context.Context, u *link.User, id int64) error {
+	err := s.store.DeleteChannel(ctx, u.ID, id)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("channel")
+	}
+	return err
 }
 
 func (s *Server) assignChannel(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -181,15 +217,26 @@ func (s *Server) assignChannel(w http.ResponseWriter, r *http.Request, u *link.U
 	if !slices.Contains(link.ItemKinds, kind) {
 		return BadRequest("type", "must be one of: "+strings.Join(link.ItemKinds, ", "))
 	}
-	what := map[string]string{link.ItemLinks: "link", link.ItemBio: "bio page", link.ItemQR: "qr code"}[kind]
-	iid, err := pathInt64(r, "itemid", what)
+	iid, err := pathInt64(r, "itemid", itemWhat[kind])
 	if err != nil {
 		return err
 	}
-	if err := s.store.AssignToChannel(r.Context(), u.ID, cid, kind, iid); err != nil {
-		return storeErr(err)
+	if err := s.AssignChannel(r.Context(), u, cid, kind, iid); err != nil {
+		return err
 	}
-	return Message(w, what+" assigned to channel")
+	return Message(w, itemWhat[kind]+" assigned to channel")
+}
+
+// itemWhat names a channel item kind in messages.
+var itemWhat = map[string]string{link.ItemLinks: "link", link.ItemBio: "bio page", link.ItemQR: "qr code"}
+
+// AssignChannel puts the user's item (kind one of link.ItemKinds) into the
+// user's channel, as POST /api/channel/:id/assign/:type/:itemid does.
+func (s *Server) AssignChannel(ctx context.Context, u *link.User, channelID int64, kind string, itemID int64) error {
+	if !slices.Contains(link.ItemKinds, kind) {
+		return BadRequest("type", "must be one of: "+strings.Join(link.ItemKinds, ", "))
+	}
+	return storeErr(s.store.AssignToChannel(ctx, u.ID, channelID, kind, itemID))
 }
 
 func (s *Server) listBio(w http.ResponseWriter, r *http.Request, u *link.User) error {

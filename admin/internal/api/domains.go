@@ -150,34 +150,46 @@ func (s *Server) addDomain(w http.ResponseWriter, r *http.Request, u *link.User)
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
+	id, err := s.AddDomain(r.Context(), u, &in)
+	if err != nil {
+		return err
+	}
+	return OK(w, map[string]any{"id": id})
+}
+
+// DomainInput is the body of POST /api/domain/add. The dashboard's domain
+// form fills one too, so both go through AddDomain: one validation, one
+// write path.
+type DomainInput = domainIn
+
+// AddDomain checks in as POST /api/domain/add does and stores the domain;
+// it returns the new id.
+func (s *Server) AddDomain(ctx context.Context, u *link.User, in *DomainInput) (int64, error) {
 	if in.Domain == nil || *in.Domain == "" {
-		return BadRequest("domain", "required, e.g. https://go.example.com")
+		return 0, BadRequest("domain", "required, e.g. https://go.example.com")
 	}
 	addr, host, err := link.ParseDomain(*in.Domain)
 	if err != nil {
-		return BadRequest("domain", err.Error())
+		return 0, BadRequest("domain", err.Error())
 	}
 	// The edge ignores a Host header's port when no domain claims it
 	// exactly, so the default domain's name with any port is refused: it
 	// would answer for the default domain's every link.
 	if hostname.NameOf(host) == hostname.NameOf(s.cfg.BaseHost) {
-		return BadRequest("domain", link.ErrDomainReserved.Error())
+		return 0, BadRequest("domain", link.ErrDomainReserved.Error())
 	}
-	if err := checkRedirects(host, &in); err != nil {
-		return err
+	if err := checkRedirects(host, in); err != nil {
+		return 0, err
 	}
-	d := withRedirects(link.Domain{UserID: u.ID, Host: host, Domain: addr}, &in)
-	if err := s.refuseRedirectLoop(r.Context(), u.ID, d, &in); err != nil {
-		return err
+	d := withRedirects(link.Domain{UserID: u.ID, Host: host, Domain: addr}, in)
+	if err := s.refuseRedirectLoop(ctx, u.ID, d, in); err != nil {
+		return 0, err
 	}
-	id, err := s.store.CreateDomain(r.Context(), d)
+	id, err := s.store.CreateDomain(ctx, d)
 	if errors.Is(err, link.ErrConflict) {
-		return Conflict("domain: already registered")
+		return 0, Conflict("domain: already registered")
 	}
-	if err != nil {
-		return err
-	}
-	return OK(w, map[string]any{"id": id})
+	return id, err
 }
 
 func (s *Server) updateDomain(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -222,15 +234,22 @@ func (s *Server) deleteDomain(w http.ResponseWriter, r *http.Request, u *link.Us
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteDomain(r.Context(), u.ID, id)
+	if err := s.DeleteDomain(r.Context(), u, id); err != nil {
+		return err
+	}
+	return Message(w, "domain deleted")
+}
+
+// DeleteDomain deletes the user's domain id as DELETE
+// /api/domain/:id/delete does: a domain links still use is a 409.
+func (s *Server) DeleteDomain(ctx context.Context, u *link.User, id int64) error {
+	err := s.store.DeleteDomain(ctx, u.ID, id)
 	var inUse *link.InUseError
 	switch {
 	case errors.As(err, &inUse):
 		return Conflict(fmt.Sprintf("domain: %d short links use it; delete or move them first", inUse.N))
 	case errors.Is(err, link.ErrNotFound):
 		return NotFound("domain")
-	case err != nil:
-		return err
 	}
-	return Message(w, "domain deleted")
+	return err
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -46,32 +47,76 @@ func (s *Server) addPixel(w http.ResponseWriter, r *http.Request, u *link.User) 
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
+	p, err := s.AddPixel(r.Context(), u, &in)
+	if err != nil {
+		return err
+	}
+	return OK(w, map[string]any{"id": p.ID})
+}
+
+// PixelInput is the body of POST /api/pixel/add and of the update. The
+// dashboard's pixel form fills one too, so both go through AddPixel and
+// UpdatePixel: one validation, one write path.
+type PixelInput = pixelInput
+
+// AddPixel checks in as POST /api/pixel/add does and stores the pixel.
+func (s *Server) AddPixel(ctx context.Context, u *link.User, in *PixelInput) (*link.Pixel, error) {
 	var rawType string // absent: the error lists the types
 	if in.Type != nil {
 		rawType = *in.Type
 	}
 	typ, err := pixelType(rawType)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if in.Name == nil {
-		return BadRequest("name", "required")
+		return nil, BadRequest("name", "required")
 	}
 	name, err := pixelName(*in.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if in.Tag == nil {
-		return BadRequest("tag", "required")
-	}
-	if err := link.ValidPixelTag(*in.Tag); err != nil {
-		return BadRequest("tag", err.Error())
+	if err := pixelTag(in.Tag); err != nil {
+		return nil, err
 	}
 	p := &link.Pixel{UserID: u.ID, Type: typ, Name: name, Tag: *in.Tag}
-	if err := s.store.CreatePixel(r.Context(), p); err != nil {
-		return err
+	if err := s.store.CreatePixel(ctx, p); err != nil {
+		return nil, err
 	}
-	return OK(w, map[string]any{"id": p.ID})
+	return p, nil
+}
+
+// PixelErrors runs AddPixel's checks field by field, without writing: a
+// form marks every wrong field at once (the API answers the first only).
+func PixelErrors(in *PixelInput) []error {
+	var errs []error
+	rawType := ""
+	if in.Type != nil {
+		rawType = *in.Type
+	}
+	if _, err := pixelType(rawType); err != nil {
+		errs = append(errs, err)
+	}
+	if in.Name == nil {
+		errs = append(errs, BadRequest("name", "required"))
+	} else if _, err := pixelName(*in.Name); err != nil {
+		errs = append(errs, err)
+	}
+	if err := pixelTag(in.Tag); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// pixelTag checks a pixel's vendor identifier, required on add and update.
+func pixelTag(tag *string) error {
+	if tag == nil {
+		return BadRequest("tag", "required")
+	}
+	if err := link.ValidPixelTag(*tag); err != nil {
+		return BadRequest("tag", err.Error())
+	}
+	return nil
 }
 
 // pixelType resolves a written type, a spec name or an alias of the
@@ -106,11 +151,18 @@ func (s *Server) updatePixel(w http.ResponseWriter, r *http.Request, u *link.Use
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.Tag == nil {
-		return BadRequest("tag", "required")
+	if err := s.UpdatePixel(r.Context(), u, id, &in); err != nil {
+		return err
 	}
-	if err := link.ValidPixelTag(*in.Tag); err != nil {
-		return BadRequest("tag", err.Error())
+	return Message(w, "pixel updated")
+}
+
+// UpdatePixel checks in as PUT /api/pixel/:id/update does and changes the
+// user's pixel id: the tag always, type and name when given. Another
+// user's or an unknown id is a 404 error.
+func (s *Server) UpdatePixel(ctx context.Context, u *link.User, id int64, in *PixelInput) error {
+	if err := pixelTag(in.Tag); err != nil {
+		return err
 	}
 	var typ, name *string
 	if in.Type != nil {
@@ -127,13 +179,13 @@ func (s *Server) updatePixel(w http.ResponseWriter, r *http.Request, u *link.Use
 		}
 		name = &n
 	}
-	if err := s.store.UpdatePixel(r.Context(), u.ID, id, typ, name, *in.Tag); err != nil {
+	if err := s.store.UpdatePixel(ctx, u.ID, id, typ, name, *in.Tag); err != nil {
 		if errors.Is(err, link.ErrNotFound) {
 			return NotFound("pixel")
 		}
 		return err
 	}
-	return Message(w, "pixel updated")
+	return nil
 }
 
 func (s *Server) deletePixel(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -141,11 +193,20 @@ func (s *Server) deletePixel(w http.ResponseWriter, r *http.Request, u *link.Use
 	if !ok {
 		return NotFound("pixel")
 	}
-	if err := s.store.DeletePixel(r.Context(), u.ID, id); err != nil {
+	if err := s.DeletePixel(r.Context(), u, id); err != nil {
+		return err
+	}
+	return Message(w, "pixel deleted")
+}
+
+// DeletePixel deletes the user's pixel id as DELETE /api/pixel/:id does;
+// links that used it lose it.
+func (s *Server) DeletePixel(ctx context.Context, u *link.User, id int64) error {
+	if err := s.store.DeletePixel(ctx, u.ID, id); err != nil {
 		if errors.Is(err, link.ErrNotFound) {
 			return NotFound("pixel")
 		}
 		return err
 	}
-	return Message(w, "pixel deleted")
+	return nil
 }
