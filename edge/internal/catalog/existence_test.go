@@ -189,18 +189,33 @@ func TestKeySetsFollowNotices(t *testing.T) {
 	exec(t, k.st, `INSERT INTO links (user_id, alias, long_url) VALUES ($1, 'fresh', 'https://example.com/')`, k.user)
 	within(t, time.Second, "new link found", func() bool { return k.present(t, "fresh") })
 
+	// A listener that reconnects makes the sets unknown until they are
+	// rebuilt (Lost, then Resync): lookups meanwhile rightly ask the
+	// database. On the loaded CI machine that happened mid-check, so the
+	// check is made with current sets and repeated if the session changed
+	// during it; the claim stays "no query once the set is current".
 	noQuery := func(what string, fn func() bool) {
 		t.Helper()
 		before := k.src.total()
 		within(t, time.Second, what, fn)
-		k.c.Wait()
-		before2 := k.src.total()
-		if !fn() {
-			t.Fatalf("%s: not stable", what)
+		for range 3 {
+			within(t, 5*time.Second, "existence sets current", func() bool { return k.l.Up() && k.c.KeySets().Ready })
+			k.c.Wait()
+			connects, before2 := k.l.Connects(), k.src.total()
+			if !fn() {
+				t.Fatalf("%s: not stable", what)
+			}
+			q := k.src.total() - before2
+			if k.l.Connects() != connects || !k.c.KeySets().Ready {
+				t.Logf("%s: the listener reconnected during the check; again", what)
+				continue
+			}
+			if q != 0 {
+				t.Fatalf("%s: %d queries (%d while waiting)", what, q, before2-before)
+			}
+			return
 		}
-		if q := k.src.total() - before2; q != 0 {
-			t.Fatalf("%s: %d queries (%d while waiting)", what, q, before2-before)
-		}
+		t.Fatalf("%s: the listener kept reconnecting", what)
 	}
 	exec(t, k.st, `UPDATE links SET alias = 'renamed' WHERE alias = 'fresh'`)
 	noQuery("old alias unknown", func() bool { return !k.present(t, "fresh") })
