@@ -68,13 +68,9 @@ type pixelsData struct {
 }
 
 func (s *Server) pixelsPage(w http.ResponseWriter, r *http.Request, c *call) error {
-	page := 1
-	if v := r.URL.Query().Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxListPage {
-			return errNotFound
-		}
-		page = n
+	page, err := listPage(r)
+	if err != nil {
+		return err
 	}
 	pixels, total, err := s.store.ListPixels(r.Context(), c.user.ID, pixelsPerPage, (page-1)*pixelsPerPage)
 	if err != nil {
@@ -84,12 +80,7 @@ func (s *Server) pixelsPage(w http.ResponseWriter, r *http.Request, c *call) err
 	for _, p := range pixels {
 		d.Rows = append(d.Rows, pixelRow{ID: p.ID, Name: p.Name, Type: pixelTypeLabel(p.Type), Tag: p.Tag, Created: when(p.CreatedAt)})
 	}
-	if page > 1 {
-		d.PrevURL = "/pixels?page=" + strconv.Itoa(page-1)
-	}
-	if page*pixelsPerPage < total {
-		d.NextURL = "/pixels?page=" + strconv.Itoa(page+1)
-	}
+	d.PrevURL, d.NextURL = pagerURLs("/pixels", page, pixelsPerPage, total)
 	s.render(w, r, c, http.StatusOK, "pixels", "Pixels", d)
 	return nil
 }

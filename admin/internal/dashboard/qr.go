@@ -48,13 +48,9 @@ type qrsData struct {
 }
 
 func (s *Server) qrsPage(w http.ResponseWriter, r *http.Request, c *call) error {
-	page := 1
-	if v := r.URL.Query().Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxListPage {
-			return errNotFound
-		}
-		page = n
+	page, err := listPage(r)
+	if err != nil {
+		return err
 	}
 	qrs, total, err := s.store.ListQRs(r.Context(), c.user.ID, qrsPerPage, (page-1)*qrsPerPage)
 	if err != nil {
@@ -77,12 +73,7 @@ func (s *Server) qrsPage(w http.ResponseWriter, r *http.Request, c *call) error 
 		}
 		d.Rows = append(d.Rows, row)
 	}
-	if page > 1 {
-		d.PrevURL = "/qr?page=" + strconv.Itoa(page-1)
-	}
-	if page*qrsPerPage < total {
-		d.NextURL = "/qr?page=" + strconv.Itoa(page+1)
-	}
+	d.PrevURL, d.NextURL = pagerURLs("/qr", page, qrsPerPage, total)
 	s.render(w, r, c, http.StatusOK, "qrs", "QR codes", d)
 	return nil
 }
