@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"kurz/admin/internal/price"
@@ -68,6 +69,11 @@ type Server struct {
 	caps *workCaps
 	// limits remembers buckets over their limit and prunes (ratelimit.go).
 	limits *rateLimits
+
+	// table lists every route New registered (routetable.go).
+	table []Route
+	// keyless are the admin listener's routes outside the guard.
+	keyless []keylessRoute
 }
 
 // New builds the server and its routes.
@@ -95,6 +101,10 @@ func New(d Deps) *Server {
 		s.log = slog.Default()
 	}
 	s.routes()
+	s.keyless = s.keylessRoutes()
+	for _, k := range s.keyless {
+		s.record(k.Path, k.Method)
+	}
 	return s
 }
 
@@ -104,13 +114,19 @@ func (s *Server) Handler() http.Handler { return s.HandlerWith(nil) }
 // HandlerWith is Handler with pages (the dashboard) serving every path
 // outside /api and the health checks; nil pages: those get a JSON 404.
 func (s *Server) HandlerWith(pages http.Handler) http.Handler {
+	return s.timeout(s.cors(s.adminMux(pages)))
+}
+
+// adminMux routes the admin listener: the keyless routes, the guarded
+// link and price APIs, and pages for everything else.
+func (s *Server) adminMux(pages http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
+	for _, k := range s.keyless {
+		mux.Handle(k.pattern, k.h)
+	}
 	mux.Handle("/api/price", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/", s.guard(scopeAPI, false, s.api))
-	mux.Handle("/api/register", s.registerHandler()) // no key yet: outside the guard (register.go)
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, NotFound("route "+r.URL.Path))
 	})
@@ -119,7 +135,7 @@ func (s *Server) HandlerWith(pages http.Handler) http.Handler {
 		pages = notFound
 	}
 	mux.Handle("/", pages)
-	return s.timeout(s.cors(mux))
+	return mux
 }
 
 // PriceHandler serves only the price API (the optional KURZ_PRICE_ADDR
@@ -157,12 +173,18 @@ type Methods map[string]HandlerFunc
 // handle registers a path on mux; methods not listed get a JSON 405 with
 // an Allow header (ServeMux's own 405 would be plain text).
 func (s *Server) handle(mux *http.ServeMux, path string, m Methods) {
-	allow := ""
+	methods := make([]string, 0, len(m))
 	for method := range m {
+		methods = append(methods, method)
+	}
+	slices.Sort(methods)
+	allow := ""
+	for _, method := range methods {
 		if allow != "" {
 			allow += ", "
 		}
 		allow += method
+		s.record(path, method)
 	}
 	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		h, ok := m[r.Method]
