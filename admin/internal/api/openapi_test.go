@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -438,4 +440,14 @@ func TestOpenAPIServed(t *testing.T) {
 		t.Errorf("openapi = %v", r.Body["openapi"])
 	}
 	e.do(http.MethodPost, "/api/openapi.json", "", nil).wantStatus(t, http.StatusMethodNotAllowed)
+}
+
+// TestOpenAPIReadyzDown validates the readiness answer of a server whose
+// store does not answer.
+func TestOpenAPIReadyzDown(t *testing.T) {
+	st, dsn := pgtest.Store(t)
+	cfg := &config.Config{BaseURL: "http://sho.rt", BaseHost: "sho.rt", AnonRateLimit: 1000, Secret: "test-secret"}
+	e := startEnv(t, st, dsn, cfg)
+	e.srv.ready = []Check{{Name: "clickhouse", Fn: func(context.Context) error { return errors.New("down") }}}
+	newDocCheck(t, e).do(call{method: "GET", path: "/readyz", status: http.StatusServiceUnavailable})
 }
