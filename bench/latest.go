@@ -88,7 +88,7 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 		fmt.Fprintf(&b, "Load average (1/5/15 min) at the end of the direct run: %s.\n\n", sc.closed.LoadAvg)
 	}
 	ts := sc.targets(dir)
-	b.WriteString("## Targets (issues 7 and 15)\n\n| target | measured | goal | ratio | verdict | note |\n|---|---|---|---|---|---|\n")
+	b.WriteString("## Targets (issues 7, 15 and 16)\n\n| target | measured | goal | ratio | verdict | note |\n|---|---|---|---|---|---|\n")
 	misses := 0
 	for _, t := range ts {
 		if t.Verdict != "pass" {
@@ -98,6 +98,7 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	}
 	writeRatioTable(&b, sc.splitFiles())
 	writeSplitTable(&b, sc.splitFiles())
+	writeDashboardTable(&b, dir)
 	runs := sc.allRuns()
 	b.WriteString("\n## Runs\n\n| scenario | target | mode | conns | req/s | p50 | p99 | p99.9 | max | server CPU-s | req/CPU-s | RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
@@ -214,7 +215,7 @@ func (sc *scenarios) targets(dir string) []goal {
 		zeroLossTarget("open loop", firstRuns(sc.opens...)),
 		zeroLossTarget("mix", firstRuns(sc.mix)))
 	ts = append(ts, statsTargets(dir)...)
-	ts = append(ts, harnessTarget(sc.closed), rssTarget(dir, sc.rss), startupTarget(dir), ingestTarget(dir))
+	ts = append(ts, harnessTarget(sc.closed), rssTarget(dir, sc.rss), startupTarget(dir), ingestTarget(dir), dashboardTarget(dir))
 	return ts
 }
 

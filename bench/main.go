@@ -24,6 +24,7 @@ commands:
   sweep    open-loop runs at increasing rates; writes an SVG latency/throughput chart
   stats    stats-latency scenario: N synthetic clicks for one link, then GET /api/url/:id
   ingest   click-ingest scenario: enrich + batch-insert clicks into ClickHouse
+  dashboard  dashboard scenario: spread N clicks over an owner's links, then time the pages
   report   turn the JSON results of a 'make bench' run into latest.md (.run/bench-results/)
   bare-server  a bare fasthttp map+302 server (what 'run --compare-bare' starts)
 
@@ -43,12 +44,13 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer) error{
-		"seed":   seedCmd,
-		"run":    runCmd,
-		"sweep":  sweepCmd,
-		"stats":  statsCmd,
-		"ingest": ingestCmd,
-		"report": reportCmd,
+		"seed":      seedCmd,
+		"run":       runCmd,
+		"sweep":     sweepCmd,
+		"stats":     statsCmd,
+		"ingest":    ingestCmd,
+		"dashboard": dashboardCmd,
+		"report":    reportCmd,
 		// bare-server is started by 'run --compare-bare'.
 		"bare-server": bareServerCmd,
 	}

@@ -15,6 +15,7 @@ import (
 type latencySummary struct {
 	P50  float64 `json:"p50_ms"`
 	P90  float64 `json:"p90_ms"`
+	P95  float64 `json:"p95_ms"`
 	P99  float64 `json:"p99_ms"`
 	P999 float64 `json:"p99_9_ms"`
 	Max  float64 `json:"max_ms"`
@@ -27,7 +28,7 @@ func summarize(h *hdrhistogram.Histogram) *latencySummary {
 	}
 	ms := func(us int64) float64 { return float64(us) / 1000 }
 	return &latencySummary{
-		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)), P95: ms(h.ValueAtQuantile(95)),
 		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)),
 		Max: ms(h.Max()), Mean: h.Mean() / 1000,
 	}

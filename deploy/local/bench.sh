@@ -229,6 +229,19 @@ link_id=$($psql -d kurz -c "SELECT id FROM links WHERE host = '' AND alias = '$a
 bin/bench stats --admin "http://127.0.0.1:$admin_port" --key "$key" --link-id "$link_id" --owner-id "$uid" \
 	--clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_STATS_CLICKS:-10000000}" --json "$res/stats.json" | tee "$res/stats.txt" || true
 
+# Issue 16: a marketer's dashboard with BENCH_DASH_LINKS links and
+# BENCH_DASH_CLICKS clicks spread over them (most clicked first), an owner
+# of its own so that the stats scenario's one 10M-click link does not
+# shape it. --no-notify: nobody visits these links through the edge.
+log "scenario: dashboard pages"
+dash_pw=bench-dashboard-password
+dout=$(bin/admin user create --email dash@example.com --username dash --password "$dash_pw" --rate-limit 0)
+duid=$(printf '%s' "$dout" | sed -E 's/.*"id":([0-9]+).*/\1/')
+bin/bench seed --via pg --user-id "$duid" --links "${BENCH_DASH_LINKS:-100000}" --seed 3 --no-notify --out "$dir/aliases-dash.tsv" >/dev/null
+bin/bench dashboard --admin "http://127.0.0.1:$admin_port" --login dash --password "$dash_pw" --owner-id "$duid" \
+	--database-url "$KURZ_DATABASE_URL" --clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_DASH_CLICKS:-10000000}" \
+	--json "$res/dashboard.json" | tee "$res/dashboard.txt" || true
+
 # The admin keeps running through the RSS scenario too (as deployed); it
 # changes nothing there: that run measures the edge's memory, not CPU.
 rss_links=${BENCH_RSS_LINKS:-1000000}

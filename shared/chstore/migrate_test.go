@@ -62,6 +62,8 @@ var clickTables = []string{
 	"click_dims_total", "click_dims_total_mv",
 	"click_hourly", "click_hourly_mv", "click_owner_totals", "click_owner_totals_mv",
 	"click_totals", "click_totals_mv", "clicks", "ingest_heartbeats", "schema_migrations",
+	"click_visitors", "click_visitors_mv", "click_hourly_visitors", "click_hourly_visitors_mv",
+	"click_owner_daily", "click_owner_daily_mv",
 }
 
 // droppedTables were dropped by a later migration (0008).

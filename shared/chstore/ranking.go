@@ -15,20 +15,28 @@ type Ranked struct {
 	IDs, Clicks []int64
 }
 
-// rankingSQL reads one owner's key range of click_owner_totals (0007).
+// rankingSQL reads one owner's key range of click_owner_totals (0007); a
+// limit keeps the top of it. The sum over the owner's rows is the same
+// work either way, but sorting and sending 100k rows is not: with LIMIT
+// 1000 a 100k-link owner's ranking took a third of the time.
 const rankingSQL = `SELECT target_id, sum(humans) AS n
 FROM click_owner_totals WHERE kind = ? AND owner_id = ?
 GROUP BY target_id HAVING n > 0 ORDER BY n DESC, target_id DESC`
 
 // ReadRanking returns the targets of kind that owner's visitors clicked,
-// most clicked first. It includes targets deleted since (the caller joins
-// with its own records). A ClickHouse failure wraps link.ErrUnavailable.
-func ReadRanking(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64) (Ranked, error) {
+// most clicked first, the first limit of them (limit <= 0: all). It
+// includes targets deleted since (the caller joins with its own records).
+// A ClickHouse failure wraps link.ErrUnavailable.
+func ReadRanking(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64, limit int) (Ranked, error) {
 	kn, err := KindName(kind)
 	if err != nil {
 		return Ranked{}, err
 	}
-	rows, err := conn.Query(ctx, rankingSQL, kn, uint64(owner))
+	sql, args := rankingSQL, []any{kn, uint64(owner)}
+	if limit > 0 {
+		sql, args = sql+` LIMIT ?`, append(args, uint64(limit))
+	}
+	rows, err := conn.Query(ctx, sql, args...)
 	if err != nil {
 		return Ranked{}, Unavailable("read click ranking", err)
 	}

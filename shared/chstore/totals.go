@@ -24,12 +24,18 @@ type Totals struct {
 // click_totals (0002), the table the single-target Summary reads: a list
 // row and the target's own page always agree. uniq states are the costly
 // part of a read (up to 256 KiB for a hot target), so they are merged only
-// when asked for. Targets nobody visited have no row.
+// when asked for, from click_visitors (0009) as the Summary's are; that
+// query takes kind and the set twice. Targets nobody visited have no row.
 const (
 	listTotalsSQL = `SELECT target_id, countIfMerge(humans), toUInt64(0)
 FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id`
-	listTotalsUniquesSQL = `SELECT target_id, countIfMerge(humans), uniqIfMerge(visitors)
-FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id`
+	listTotalsUniquesSQL = `SELECT target_id, sum(c), sum(u) FROM (
+	SELECT target_id, countIfMerge(humans) AS c, toUInt64(0) AS u
+	FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id
+	UNION ALL
+	SELECT target_id, toUInt64(0) AS c, uniqIfMerge(visitors) AS u
+	FROM click_visitors WHERE kind = ? AND target_id IN ? GROUP BY target_id
+) GROUP BY target_id`
 )
 
 // ReadTotals returns the Totals of each of ids in one query (UniqueClicks
@@ -55,11 +61,11 @@ func ReadTotals(ctx context.Context, conn driver.Conn, kind click.Kind, ids []in
 		set[i] = uint64(id)
 		out[id] = Totals{}
 	}
-	sql := listTotalsSQL
+	sql, args := listTotalsSQL, []any{kn, clickhouse.GroupSet{Value: set}}
 	if uniques {
-		sql = listTotalsUniquesSQL
+		sql, args = listTotalsUniquesSQL, append(args, args...)
 	}
-	rows, err := conn.Query(ctx, sql, kn, clickhouse.GroupSet{Value: set})
+	rows, err := conn.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, Unavailable("read click totals", err)
 	}

@@ -278,23 +278,8 @@ func (s *Store) FindLink(ctx context.Context, userID int64, host, alias string, 
 	return l, nil
 }
 
-// ClickRanking orders ListLinks by clicks: the user's clicked links and
-// their human clicks, most first (chstore.ReadRanking: ClickHouse holds the
-// counts, PostgreSQL the links). Links not in it have no clicks.
-type ClickRanking struct {
-	IDs, Clicks []int64
-}
-
-// listLinksSQL lists a user's links newest first; listByClicksSQL ranks
-// them by $4/$5 (ids and their clicks), ties and unclicked links newest
-// first, as the date order does. The ranking may name links deleted since
-// or other users' ids: the join keeps only the user's existing links.
-const (
-	listLinksSQL    = `SELECT ` + linkColumns + ` WHERE l.user_id = $1 ORDER BY l.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`
-	listByClicksSQL = `SELECT ` + linkColumns + `
-	LEFT JOIN unnest($4::bigint[], $5::bigint[]) AS r(id, n) ON r.id = l.id
-	WHERE l.user_id = $1 ORDER BY coalesce(r.n, 0) DESC, l.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`
-)
+// listLinksSQL lists a user's links newest first.
+const listLinksSQL = `SELECT ` + linkColumns + ` WHERE l.user_id = $1 ORDER BY l.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`
 
 // ListLinks returns a page of the user's links, newest first, or in the
 // order of rank when it is not nil, and the user's total.
@@ -303,29 +288,16 @@ func (s *Store) ListLinks(ctx context.Context, userID int64, rank *ClickRanking,
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM links WHERE user_id = $1`, userID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
 	}
-	var (
-		rows pgx.Rows
-		err  error
-	)
-	if rank == nil {
-		rows, err = s.pool.Query(ctx, listLinksSQL, userID, limit, offset)
-	} else {
-		rows, err = s.pool.Query(ctx, listByClicksSQL, userID, limit, offset, rank.IDs, rank.Clicks)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("list links of user %d: %w", userID, mapErr(err))
-	}
-	defer rows.Close()
-	out := []link.Link{}
-	for rows.Next() {
-		l, err := scanLink(rows)
+	if rank != nil {
+		out, _, err := s.rankedPage(ctx, userID, "", rank, offset, limit)
 		if err != nil {
 			return nil, 0, fmt.Errorf("list links of user %d: %w", userID, err)
 		}
-		out = append(out, *l)
+		return out, total, nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("list links of user %d: %w", userID, mapErr(err))
+	out, err := s.queryLinks(ctx, listLinksSQL, userID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list links of user %d: %w", userID, err)
 	}
 	return out, total, nil
 }

@@ -15,7 +15,8 @@ import (
 // The dashboard's link table: search, and keyset pages in date order, so
 // the hundredth page of a user with 100k links costs what the first does
 // (an OFFSET would read and drop every row before it). The order by clicks
-// comes from ClickHouse (ClickRanking) and pages by offset, as the API's.
+// comes from ClickHouse (ClickRanking) and pages by offset, as the API's
+// (linkrank.go).
 
 // LinkCursor is a position in the date order: the last (or first) row
 // shown. CreatedAt has the database's microsecond precision.
@@ -50,30 +51,43 @@ type LinkPage struct {
 	Older, Newer bool
 }
 
-// searchFilter is the WHERE clause every page query shares: $1 user, $2
-// pattern (empty: no search).
-const searchFilter = `l.user_id = $1 AND ($2 = '' OR l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)`
+// searchWhere is the WHERE clause every page query shares: $1 user, $2
+// pattern. Without a search it does not mention the columns, and with one
+// it is a plain OR of ILIKEs, which the trigram indexes of migration 0035
+// answer (testing the pattern for emptiness inside the OR, as one query
+// for both cases would, hides them from the planner).
+func searchWhere(pattern string) string {
+	if pattern == "" {
+		return `l.user_id = $1 AND $2::text = ''`
+	}
+	return `l.user_id = $1 AND (l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)`
+}
 
 const (
-	olderSQL = `SELECT ` + linkColumns + ` WHERE ` + searchFilter + `
+	olderSQL = `SELECT ` + linkColumns + ` WHERE %s
 	AND ($3::timestamptz IS NULL OR (l.created_at, l.id) < ($3, $4))
 	ORDER BY l.created_at DESC, l.id DESC LIMIT $5`
-	newerSQL = `SELECT ` + linkColumns + ` WHERE ` + searchFilter + `
+	newerSQL = `SELECT ` + linkColumns + ` WHERE %s
 	AND (l.created_at, l.id) > ($3, $4)
 	ORDER BY l.created_at ASC, l.id ASC LIMIT $5`
-	rankedSQL = `SELECT ` + linkColumns + `
-	LEFT JOIN unnest($3::bigint[], $4::bigint[]) AS r(id, n) ON r.id = l.id
-	WHERE ` + searchFilter + `
-	ORDER BY coalesce(r.n, 0) DESC, l.created_at DESC, l.id DESC LIMIT $5 OFFSET $6`
-	countSQL = `SELECT count(*) FROM links l WHERE ` + searchFilter
+	countSQL = `SELECT count(*) FROM links l WHERE %s`
 )
 
 // SearchLinks returns the page q selects.
 func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) {
 	pattern := likePattern(q.Search)
+	where := searchWhere(pattern)
 	var page LinkPage
-	if err := s.pool.QueryRow(ctx, countSQL, q.UserID, pattern).Scan(&page.Total); err != nil {
+	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, where), q.UserID, pattern).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count links of user %d: %w", q.UserID, mapErr(err))
+	}
+	if q.Rank != nil {
+		links, more, err := s.rankedPage(ctx, q.UserID, pattern, q.Rank, q.Offset, q.Limit)
+		if err != nil {
+			return page, fmt.Errorf("search links of user %d: %w", q.UserID, err)
+		}
+		page.Links, page.Older, page.Newer = links, more, q.Offset > 0
+		return page, nil
 	}
 	var (
 		sql  string
@@ -82,8 +96,6 @@ func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) 
 	// One row more than the page tells whether another page follows.
 	n := q.Limit + 1
 	switch {
-	case q.Rank != nil:
-		sql, args = rankedSQL, []any{q.UserID, pattern, q.Rank.IDs, q.Rank.Clicks, n, q.Offset}
 	case q.Before != nil:
 		sql, args = newerSQL, []any{q.UserID, pattern, q.Before.CreatedAt, q.Before.ID, n}
 	case q.After != nil:
@@ -91,7 +103,7 @@ func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) 
 	default:
 		sql, args = olderSQL, []any{q.UserID, pattern, nil, int64(0), n}
 	}
-	links, err := s.queryLinks(ctx, sql, args...)
+	links, err := s.queryLinks(ctx, fmt.Sprintf(sql, where), args...)
 	if err != nil {
 		return page, fmt.Errorf("search links of user %d: %w", q.UserID, err)
 	}
@@ -100,8 +112,6 @@ func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) 
 		links = links[:q.Limit]
 	}
 	switch {
-	case q.Rank != nil:
-		page.Older, page.Newer = more, q.Offset > 0
 	case q.Before != nil:
 		slices.Reverse(links)
 		page.Newer, page.Older = more, true
@@ -147,7 +157,7 @@ func likePattern(search string) string {
 // CountLinks is the number of the user's links.
 func (s *Store) CountLinks(ctx context.Context, userID int64) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, countSQL, userID, "").Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, searchWhere("")), userID, "").Scan(&n); err != nil {
 		return 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
 	}
 	return n, nil

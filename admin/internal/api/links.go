@@ -263,7 +263,7 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, u *link.User)
 	statsUp := true
 	var rank *pgstore.ClickRanking
 	if byClicks {
-		if rank, statsUp, err = s.LinkRanking(r.Context(), u.ID); err != nil {
+		if rank, statsUp, err = s.LinkRanking(r.Context(), u.ID, page.Offset()+page.Limit+1); err != nil {
 			return err
 		}
 	}

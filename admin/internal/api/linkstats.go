@@ -40,25 +40,38 @@ func (s *Server) pageTotals(ctx context.Context, kind click.Kind, ids []int64, u
 	return s.stats.Totals(ctx, kind, ids, uniques)
 }
 
+// rankingPrefix is the least of the ranking read at once: the cost of a
+// read is the owner's whole sum either way, so a longer prefix saves
+// re-reads when ranked links are deleted or do not match a search.
+const rankingPrefix = 1000
+
 // clickRanking is the order of a link list sorted by clicks: the owner's
-// clicked links from ClickHouse, most first. Without a stats service
-// nothing was clicked.
-func (s *Server) clickRanking(ctx context.Context, owner int64) (*pgstore.ClickRanking, error) {
+// clicked links from ClickHouse, most first, at least the first need of
+// them (pgstore reads further when its walk needs more). Without a stats
+// service nothing was clicked.
+func (s *Server) clickRanking(ctx context.Context, owner int64, need int) (*pgstore.ClickRanking, error) {
 	if s.stats == nil {
-		return &pgstore.ClickRanking{}, nil
+		return &pgstore.ClickRanking{Complete: true}, nil
 	}
-	r, err := s.stats.Ranking(ctx, click.KindLink, owner)
+	n := max(2*need, rankingPrefix)
+	r, err := s.stats.Ranking(ctx, click.KindLink, owner, n)
 	if err != nil {
 		return nil, err
 	}
-	return &pgstore.ClickRanking{IDs: r.IDs, Clicks: r.Clicks}, nil
+	return &pgstore.ClickRanking{
+		IDs: r.IDs, Clicks: r.Clicks, Complete: len(r.IDs) < n,
+		Extend: func(ctx context.Context, more int) (*pgstore.ClickRanking, error) {
+			return s.clickRanking(ctx, owner, more)
+		},
+	}, nil
 }
 
 // LinkRanking is the order of owner's links by clicks, for a list sorted
-// so (the API's order=click, the dashboard's table). up is false, with no
-// error, when ClickHouse cannot be read: the list then comes newest first.
-func (s *Server) LinkRanking(ctx context.Context, owner int64) (rank *pgstore.ClickRanking, up bool, err error) {
-	rank, err = s.clickRanking(ctx, owner)
+// so (the API's order=click, the dashboard's table) whose page ends at
+// position need. up is false, with no error, when ClickHouse cannot be
+// read: the list then comes newest first.
+func (s *Server) LinkRanking(ctx context.Context, owner int64, need int) (rank *pgstore.ClickRanking, up bool, err error) {
+	rank, err = s.clickRanking(ctx, owner, need)
 	if statsDown(err) {
 		return nil, false, nil
 	}

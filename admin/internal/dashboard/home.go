@@ -51,7 +51,7 @@ func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *call) error
 // topLinks are the user's most clicked links (all time), the first rows
 // of the link table sorted by clicks; links nobody clicked are left out.
 func (s *Server) topLinks(r *http.Request, c *call) ([]linkRow, error) {
-	rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID)
+	rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID, homeListLen+1)
 	if err != nil || !up || len(rank.IDs) == 0 {
 		return nil, err
 	}

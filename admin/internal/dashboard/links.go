@@ -66,7 +66,7 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	pq := pgstore.LinkQuery{UserID: c.user.ID, Search: q.search, Limit: linksPerPage, After: q.after, Before: q.before}
 	if q.byClicks {
 		d.Sort = "clicks"
-		rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID)
+		rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID, q.page*linksPerPage+1)
 		if err != nil {
 			return err
 		}

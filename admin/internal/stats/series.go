@@ -77,16 +77,27 @@ func CheckRange(from, to time.Time, iv Interval) error {
 	return nil
 }
 
-// seriesSQL buckets click_hourly (0003); bucket is toDate(hour) for days
-// (UTC: the column is DateTime('UTC')) or hour itself.
-const seriesSQL = `SELECT toDateTime(%s, 'UTC') AS b, countIfMerge(humans), uniqIfMerge(visitors)
-FROM click_hourly
-WHERE kind = ? AND target_id = ? AND hour >= toDateTime(?, 'UTC') AND hour < toDateTime(?, 'UTC')
-GROUP BY b ORDER BY b`
+// rangeWhere selects one target's hours of a range: kind, id, from, end.
+const rangeWhere = `kind = ? AND target_id = ? AND hour >= toDateTime(?, 'UTC') AND hour < toDateTime(?, 'UTC')`
 
-const rangeTotalsSQL = `SELECT countIfMerge(humans), uniqIfMerge(visitors)
-FROM click_hourly
-WHERE kind = ? AND target_id = ? AND hour >= toDateTime(?, 'UTC') AND hour < toDateTime(?, 'UTC')`
+// seriesSQL buckets the counters of click_hourly (0003) and the distinct
+// visitors of click_hourly_visitors (0009, small granules: see there);
+// bucket (both %s) is toDate(hour) for days (UTC: the column is
+// DateTime('UTC')), toMonday(hour) for weeks or hour itself. Its arguments
+// are the range's twice.
+const seriesSQL = `SELECT b, sum(c), sum(u) FROM (
+	SELECT toDateTime(%[1]s, 'UTC') AS b, countIfMerge(humans) AS c, toUInt64(0) AS u
+	FROM click_hourly WHERE ` + rangeWhere + ` GROUP BY b
+	UNION ALL
+	SELECT toDateTime(%[1]s, 'UTC') AS b, toUInt64(0) AS c, uniqIfMerge(visitors) AS u
+	FROM click_hourly_visitors WHERE ` + rangeWhere + ` GROUP BY b
+) GROUP BY b ORDER BY b`
+
+// rangeTotalsSQL is the range's clicks and distinct visitors, from the
+// same tables; its arguments are the range's twice.
+const rangeTotalsSQL = `SELECT
+	(SELECT countIfMerge(humans) FROM click_hourly WHERE ` + rangeWhere + `),
+	(SELECT uniqIfMerge(visitors) FROM click_hourly_visitors WHERE ` + rangeWhere + `)`
 
 // Range returns the series, totals and breakdowns of one target for the
 // whole UTC days from..to, every bucket present (zero-filled).
@@ -101,6 +112,7 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 	}
 	end := to.AddDate(0, 0, 1)
 	args := []any{kn, uint64(id), from.Unix(), end.Unix()}
+	args = append(args, args...) // both tables of seriesSQL and rangeTotalsSQL
 	r := &Range{From: from, To: to, Interval: iv}
 	// Independent reads, side by side (see Summary); each writes its own
 	// fields.

@@ -23,6 +23,6 @@ func (s *Service) Totals(ctx context.Context, kind click.Kind, ids []int64, uniq
 
 // Ranking returns owner's clicked targets of kind, most clicked first: the
 // order of a list sorted by clicks.
-func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64) (Ranked, error) {
-	return chstore.ReadRanking(ctx, s.conn, kind, owner)
+func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64, limit int) (Ranked, error) {
+	return chstore.ReadRanking(ctx, s.conn, kind, owner, limit)
 }

@@ -72,20 +72,23 @@ func TestRanking(t *testing.T) {
 	tests := []struct {
 		kind  click.Kind
 		owner int64
+		limit int
 		want  stats.Ranked
 	}{
-		{click.KindLink, 1, stats.Ranked{IDs: []int64{42, 43, 41}, Clicks: []int64{6, 1, 1}}},
-		{click.KindLink, 2, stats.Ranked{IDs: []int64{44, 45}, Clicks: []int64{2, 1}}},
-		{click.KindQR, 1, stats.Ranked{IDs: []int64{7}, Clicks: []int64{2}}},
-		{click.KindLink, 3, stats.Ranked{}},
+		{click.KindLink, 1, 0, stats.Ranked{IDs: []int64{42, 43, 41}, Clicks: []int64{6, 1, 1}}},
+		{click.KindLink, 1, 2, stats.Ranked{IDs: []int64{42, 43}, Clicks: []int64{6, 1}}},
+		{click.KindLink, 1, 3, stats.Ranked{IDs: []int64{42, 43, 41}, Clicks: []int64{6, 1, 1}}},
+		{click.KindLink, 2, 0, stats.Ranked{IDs: []int64{44, 45}, Clicks: []int64{2, 1}}},
+		{click.KindQR, 1, 0, stats.Ranked{IDs: []int64{7}, Clicks: []int64{2}}},
+		{click.KindLink, 3, 0, stats.Ranked{}},
 	}
 	for _, tt := range tests {
-		got, err := svc.Ranking(ctx, tt.kind, tt.owner)
+		got, err := svc.Ranking(ctx, tt.kind, tt.owner, tt.limit)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("kind %d owner %d: %v, want %v", tt.kind, tt.owner, got, tt.want)
+			t.Errorf("kind %d owner %d limit %d: %v, want %v", tt.kind, tt.owner, tt.limit, got, tt.want)
 		}
 	}
 }

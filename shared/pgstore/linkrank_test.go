@@ -1,0 +1,194 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"kurz/shared/link"
+	"kurz/shared/pgstore"
+	"kurz/shared/pgstore/pgtest"
+)
+
+// rankFixture makes 60 links of alice, every third one titled "match",
+// deletes six of them and ranks 40 (the deleted ones and two of bob's
+// among them), most clicked first, ties newer id first, as ClickHouse
+// does. want is the whole click order a search (all or "match") must page
+// through: ranked links that exist, then the unclicked ones newest first.
+func rankFixture(t *testing.T) (st *pgstore.Store, alice int64, rank pgstore.ClickRanking, want map[string][]int64) {
+	t.Helper()
+	st, _ = pgtest.Store(t)
+	ctx := context.Background()
+	alice, bob := newLinkUser(t, st, "alice"), newLinkUser(t, st, "bob")
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []int64
+	title := map[int64]string{}
+	for i := range 60 {
+		l := &link.Link{UserID: alice, Alias: fmt.Sprintf("r%d", i), LongURL: "https://example.com/", Type: "direct", Status: "private"}
+		if i%3 == 0 {
+			l.MetaTitle = "match"
+		}
+		if err := st.CreateLink(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+		// Creation order is not id order: the date order is the
+		// unclicked links' order, ids break the ranking's ties.
+		at := base.Add(time.Duration((i*7)%60) * time.Second)
+		if _, err := pgtest.Pool(st).Exec(ctx, `UPDATE links SET created_at = $2 WHERE id = $1`, l.ID, at); err != nil {
+			t.Fatal(err)
+		}
+		ids, title[l.ID] = append(ids, l.ID), l.MetaTitle
+	}
+	var foreign []int64
+	for i := range 2 {
+		l := &link.Link{UserID: bob, Alias: fmt.Sprintf("b%d", i), LongURL: "https://example.com/", Type: "direct", Status: "private", MetaTitle: "match"}
+		if err := st.CreateLink(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+		foreign = append(foreign, l.ID)
+	}
+	deleted := map[int64]bool{}
+	for _, i := range []int{2, 3, 17, 30, 31, 45} {
+		if err := st.DeleteLink(ctx, alice, ids[i]); err != nil {
+			t.Fatal(err)
+		}
+		deleted[ids[i]] = true
+	}
+	// Links 0..37 and bob's are clicked: clicks fall in steps of three so
+	// that ties span slices of the ranking.
+	type entry struct{ id, n int64 }
+	var ranked []entry
+	for i := range 38 {
+		ranked = append(ranked, entry{ids[i], int64(40 - i/3)})
+	}
+	ranked = append(ranked, entry{foreign[0], 39}, entry{foreign[1], 1})
+	slices.SortFunc(ranked, func(a, b entry) int {
+		if a.n != b.n {
+			return int(b.n - a.n)
+		}
+		return int(b.id - a.id)
+	})
+	clicked := map[int64]bool{}
+	for _, e := range ranked {
+		rank.IDs, rank.Clicks = append(rank.IDs, e.id), append(rank.Clicks, e.n)
+		clicked[e.id] = true
+	}
+	rank.Complete = true
+	var unclicked []link.Link
+	all, err := st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range all.Links { // newest first
+		if !clicked[l.ID] {
+			unclicked = append(unclicked, l)
+		}
+	}
+	want = map[string][]int64{}
+	for _, search := range []string{"", "match"} {
+		keep := func(id int64) bool {
+			return !deleted[id] && !slices.Contains(foreign, id) && (search == "" || title[id] == search)
+		}
+		for _, e := range ranked {
+			if keep(e.id) {
+				want[search] = append(want[search], e.id)
+			}
+		}
+		for _, l := range unclicked {
+			if keep(l.ID) {
+				want[search] = append(want[search], l.ID)
+			}
+		}
+	}
+	return st, alice, rank, want
+}
+
+// prefix is the first n entries of rank, extended on demand from the
+// whole ranking, counting the reads.
+func prefix(rank pgstore.ClickRanking, n int, reads *int) *pgstore.ClickRanking {
+	*reads++
+	if n >= len(rank.IDs) {
+		r := rank
+		return &r
+	}
+	return &pgstore.ClickRanking{IDs: rank.IDs[:n], Clicks: rank.Clicks[:n],
+		Extend: func(_ context.Context, m int) (*pgstore.ClickRanking, error) { return prefix(rank, m, reads), nil }}
+}
+
+// TestRankedPages pages the click order of rankFixture at every offset the
+// dashboard and the API use, with the whole ranking and with short
+// prefixes that must be extended, with and without a search, across the
+// border between clicked and unclicked links.
+func TestRankedPages(t *testing.T) {
+	st, alice, rank, want := rankFixture(t)
+	ctx := context.Background()
+	if n := len(want[""]); n != 54 {
+		t.Fatalf("fixture: %d links in the click order, want 54", n)
+	}
+	for _, search := range []string{"", "match"} {
+		order := want[search]
+		for _, pre := range []int{0, 1, 5} { // 0: the whole ranking at once
+			for _, limit := range []int{1, 7, 25} {
+				for offset := 0; offset <= len(order)+limit; offset += limit {
+					reads := 0
+					r := &rank
+					if pre > 0 {
+						r = prefix(rank, pre, &reads)
+					}
+					name := fmt.Sprintf("search %q prefix %d limit %d offset %d", search, pre, limit, offset)
+					p, err := st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Search: search, Rank: r, Limit: limit, Offset: offset})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					end := min(offset+limit, len(order))
+					exp := order[min(offset, end):end]
+					var got []int64
+					for _, l := range p.Links {
+						got = append(got, l.ID)
+					}
+					if !slices.Equal(got, exp) || p.Older != (offset+limit < len(order)) || p.Newer != (offset > 0) || p.Total != len(order) {
+						t.Errorf("%s: %v older=%v newer=%v total=%d, want %v older=%v total=%d", name, got, p.Older, p.Newer, p.Total,
+							exp, offset+limit < len(order), len(order))
+					}
+					if search == "" {
+						list, total, err := st.ListLinks(ctx, alice, r, limit, offset)
+						if err != nil || total != len(order) || !slices.Equal(ids(list), exp) {
+							t.Errorf("ListLinks %s: %v (total %d, %v), want %v", name, ids(list), total, err, exp)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRankedPageReadsLittle: the first page of a long ranking looks at its
+// start only; it does not extend a prefix that already fills the page.
+func TestRankedPageReadsLittle(t *testing.T) {
+	st, alice, rank, want := rankFixture(t)
+	reads := 0
+	r := prefix(rank, 10, &reads)
+	p, err := st.SearchLinks(context.Background(), pgstore.LinkQuery{UserID: alice, Rank: r, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != 1 || !slices.Equal(ids(p.Links), want[""][:3]) {
+		t.Errorf("first page: %v after %d ranking reads, want %v after 1", ids(p.Links), reads, want[""][:3])
+	}
+	failing := &pgstore.ClickRanking{IDs: rank.IDs[:1], Clicks: rank.Clicks[:1],
+		Extend: func(context.Context, int) (*pgstore.ClickRanking, error) { return nil, fmt.Errorf("clickhouse down") }}
+	if _, err := st.SearchLinks(context.Background(), pgstore.LinkQuery{UserID: alice, Rank: failing, Limit: 25}); err == nil || !strings.Contains(err.Error(), "clickhouse down") {
+		t.Errorf("a failed extension: %v, want its error", err)
+	}
+}
+
+func ids(links []link.Link) []int64 {
+	var out []int64
+	for _, l := range links {
+		out = append(out, l.ID)
+	}
+	return out
+}
