@@ -30,7 +30,10 @@ type LinkQuery struct {
 	// Search, when not "", keeps the links whose alias, long URL or meta
 	// title contains it, ignoring case; % and _ match themselves.
 	Search string
-	Limit  int
+	// CampaignID and ChannelID, when not 0, keep the links of that
+	// campaign or channel only.
+	CampaignID, ChannelID int64
+	Limit                 int
 	// Date order, newest first: After lists the links older than the
 	// cursor, Before those newer than it (nil both: the newest page).
 	After, Before *LinkCursor
@@ -43,7 +46,8 @@ type LinkQuery struct {
 // LinkPage is one page of a LinkQuery.
 type LinkPage struct {
 	Links []link.Link
-	// Total is the number of the user's links matching Search.
+	// Total is the number of the user's links matching Search and the
+	// campaign and channel filters.
 	Total int
 	// Older and Newer say whether links exist beyond this page in each
 	// direction of the date order; with Rank, Older means another page.
@@ -51,28 +55,29 @@ type LinkPage struct {
 }
 
 // searchFilter is the WHERE clause every page query shares: $1 user, $2
-// pattern (empty: no search).
-const searchFilter = `l.user_id = $1 AND ($2 = '' OR l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)`
+// pattern (empty: no search), $3 campaign and $4 channel (0: any).
+const searchFilter = `l.user_id = $1 AND ($2 = '' OR l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)
+	AND ($3::bigint = 0 OR l.campaign_id = $3) AND ($4::bigint = 0 OR l.channel_id = $4)`
 
 const (
 	olderSQL = `SELECT ` + linkColumns + ` WHERE ` + searchFilter + `
-	AND ($3::timestamptz IS NULL OR (l.created_at, l.id) < ($3, $4))
-	ORDER BY l.created_at DESC, l.id DESC LIMIT $5`
+	AND ($5::timestamptz IS NULL OR (l.created_at, l.id) < ($5, $6))
+	ORDER BY l.created_at DESC, l.id DESC LIMIT $7`
 	newerSQL = `SELECT ` + linkColumns + ` WHERE ` + searchFilter + `
-	AND (l.created_at, l.id) > ($3, $4)
-	ORDER BY l.created_at ASC, l.id ASC LIMIT $5`
+	AND (l.created_at, l.id) > ($5, $6)
+	ORDER BY l.created_at ASC, l.id ASC LIMIT $7`
 	rankedSQL = `SELECT ` + linkColumns + `
-	LEFT JOIN unnest($3::bigint[], $4::bigint[]) AS r(id, n) ON r.id = l.id
+	LEFT JOIN unnest($5::bigint[], $6::bigint[]) AS r(id, n) ON r.id = l.id
 	WHERE ` + searchFilter + `
-	ORDER BY coalesce(r.n, 0) DESC, l.created_at DESC, l.id DESC LIMIT $5 OFFSET $6`
+	ORDER BY coalesce(r.n, 0) DESC, l.created_at DESC, l.id DESC LIMIT $7 OFFSET $8`
 	countSQL = `SELECT count(*) FROM links l WHERE ` + searchFilter
 )
 
 // SearchLinks returns the page q selects.
 func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) {
-	pattern := likePattern(q.Search)
+	filter := []any{q.UserID, likePattern(q.Search), q.CampaignID, q.ChannelID}
 	var page LinkPage
-	if err := s.pool.QueryRow(ctx, countSQL, q.UserID, pattern).Scan(&page.Total); err != nil {
+	if err := s.pool.QueryRow(ctx, countSQL, filter...).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count links of user %d: %w", q.UserID, mapErr(err))
 	}
 	var (
@@ -83,13 +88,13 @@ func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) 
 	n := q.Limit + 1
 	switch {
 	case q.Rank != nil:
-		sql, args = rankedSQL, []any{q.UserID, pattern, q.Rank.IDs, q.Rank.Clicks, n, q.Offset}
+		sql, args = rankedSQL, append(filter, q.Rank.IDs, q.Rank.Clicks, n, q.Offset)
 	case q.Before != nil:
-		sql, args = newerSQL, []any{q.UserID, pattern, q.Before.CreatedAt, q.Before.ID, n}
+		sql, args = newerSQL, append(filter, q.Before.CreatedAt, q.Before.ID, n)
 	case q.After != nil:
-		sql, args = olderSQL, []any{q.UserID, pattern, q.After.CreatedAt, q.After.ID, n}
+		sql, args = olderSQL, append(filter, q.After.CreatedAt, q.After.ID, n)
 	default:
-		sql, args = olderSQL, []any{q.UserID, pattern, nil, int64(0), n}
+		sql, args = olderSQL, append(filter, nil, int64(0), n)
 	}
 	links, err := s.queryLinks(ctx, sql, args...)
 	if err != nil {
@@ -147,7 +152,7 @@ func likePattern(search string) string {
 // CountLinks is the number of the user's links.
 func (s *Store) CountLinks(ctx context.Context, userID int64) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, countSQL, userID, "").Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, countSQL, userID, "", 0, 0).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
 	}
 	return n, nil
