@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"kurz/admin/internal/api"
+	"kurz/shared/browsertest"
 	"kurz/shared/click"
 	"kurz/shared/link"
 	"kurz/shared/pgstore/pgtest"
@@ -364,4 +365,65 @@ func TestQROrigins(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("qrOrigins = %v, want %v", got, want)
 	}
+}
+
+// shootFilters photographs the table filtered by a campaign and a
+// channel, a filter without links, and the bulk delete's confirmation
+// and its empty state (TestScreenshots).
+func shootFilters(t *testing.T, e *env, tab *browsertest.Tab, name string) {
+	t.Helper()
+	u, _, err := e.store.LoginUser(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spring, news := e.campaignAndChannel(u, "Spring sale 2026 <script>alert(1)</script>", "Newsletter")
+	empty, _ := e.campaignAndChannel(u, "Autumn (nothing yet)", "Podcast")
+	var ids []string
+	for i, title := range []string{"Spring landing, German", "Spring landing, Austrian", "Spring video"} {
+		channel := int64(0)
+		if i != 1 {
+			channel = news
+		}
+		l := e.groupedLink(u, fmt.Sprintf("https://shop.example.com/spring/%d?utm_campaign=spring", i), title, spring, channel)
+		ids = append(ids, id(l.ID))
+	}
+	tab.Open(e.base + "/links?campaign=" + id(spring))
+	if len(rowsOfTab(tab)) != 3 {
+		t.Errorf("campaign filter shows %v", rowsOfTab(tab))
+	}
+	shoot(t, tab, "12a-links-campaign")
+	tab.Open(e.base + "/links?campaign=" + id(spring) + "&channel=" + id(news) + "&q=landing")
+	if got := rowsOfTab(tab); len(got) != 1 || got[0] != ids[0] {
+		t.Errorf("campaign, channel and search show %v, want [%s]", got, ids[0])
+	}
+	shoot(t, tab, "12b-links-campaign-channel-search")
+	tab.Open(e.base + "/links?campaign=" + id(empty))
+	shoot(t, tab, "12c-links-filter-empty")
+
+	// Tick two rows and the "select all" of the script, then untick one.
+	tab.Open(e.base + "/links?campaign=" + id(spring))
+	tab.Click("[data-select-all]")
+	if n := browsertest.Eval[int](tab, `document.querySelectorAll("input[name=id]:checked").length`); n != 3 {
+		t.Errorf("select all ticked %d boxes", n)
+	}
+	tab.Click("#pick-" + ids[1])
+	if browsertest.Eval[bool](tab, `document.querySelector("[data-select-all]").checked`) {
+		t.Error("select all stays ticked with a row unticked")
+	}
+	tab.ClickNavigate("#bulk-delete")
+	if got := tab.Text("main h1"); got != "Delete these 2 links?" {
+		t.Errorf("confirmation heading %q", got)
+	}
+	shoot(t, tab, "12d-bulk-delete-confirm")
+	tab.ClickNavigate("main form .btn:not(.btn-danger)") // Cancel: back to the campaign
+	if got := tab.URL(); got != e.base+"/links?campaign="+id(spring) {
+		t.Errorf("cancel leads to %s", got)
+	}
+	tab.Open(e.base + "/links/delete")
+	shoot(t, tab, "12e-bulk-delete-none")
+}
+
+// rowsOfTab is the link ids of the table shown, in order.
+func rowsOfTab(tab *browsertest.Tab) []string {
+	return browsertest.Eval[[]string](tab, `Array.from(document.querySelectorAll("tbody tr[data-id]")).map(r => r.dataset.id)`)
 }

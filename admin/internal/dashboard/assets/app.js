@@ -31,6 +31,20 @@
 
   document.querySelectorAll("[data-copy]").forEach(function (b) { b.hidden = false; });
 
+  // A link's QR thumbnail comes from the edge; one the browser could not
+  // load (the edge unreachable from here, or not yet aware of a link just
+  // made) is taken away rather than left as an empty frame.
+  function dropThumb(img) {
+    var a = img.closest(".qr-thumb a");
+    if (a) { a.hidden = true; }
+  }
+  document.querySelectorAll(".qr-thumb img").forEach(function (img) {
+    if (img.complete && img.naturalWidth === 0) { dropThumb(img); }
+  });
+  document.addEventListener("error", function (ev) {
+    if (ev.target.matches && ev.target.matches(".qr-thumb img")) { dropThumb(ev.target); }
+  }, true);
+
   // "Select all on this page" of the link table: ticks every row's box.
   document.querySelectorAll("[data-select-all]").forEach(function (all) {
     var form = all.form;
