@@ -40,13 +40,7 @@ func TestBrowserEndToEndEdge(t *testing.T) {
 
 	tab := browsertest.NewTab(t)
 	tab.Viewport(1440, 900)
-	tab.Open(e.base + "/signup")
-	tab.SetValue("#f-email", "erika@example.com")
-	tab.SetValue("#f-username", "erika")
-	tab.SetValue("#f-password", testPassword)
-	if st := tab.ClickNavigate("main form button[type=submit]"); st != http.StatusCreated {
-		t.Fatalf("sign-up: status %d: %s", st, tab.Text("main"))
-	}
+	e.signUp(tab, "erika")
 
 	tab.ClickNavigate("main a[href='/links/new']")
 	tab.SetValue("#f-url", dest+"/home")

@@ -136,6 +136,19 @@ func (e *env) signIn(tab *browsertest.Tab, login string) {
 	}
 }
 
+// signUp signs up name (name@example.com, testPassword) in tab and checks
+// it lands on the welcome page with the API key.
+func (e *env) signUp(tab *browsertest.Tab, name string) {
+	e.t.Helper()
+	tab.Open(e.base + "/signup")
+	tab.SetValue("#f-email", name+"@example.com")
+	tab.SetValue("#f-username", name)
+	tab.SetValue("#f-password", testPassword)
+	if st := tab.ClickNavigate("main form button[type=submit]"); st != http.StatusCreated {
+		e.t.Fatalf("sign-up: status %d: %s", st, tab.Text("main"))
+	}
+}
+
 // client is a cookie-keeping HTTP client of the env, without a browser:
 // for requests a browser would not send (forged ones).
 type client struct {

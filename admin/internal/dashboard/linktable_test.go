@@ -391,6 +391,7 @@ func shootFilters(t *testing.T, e *env, tab *browsertest.Tab, name string) {
 	if len(rowsOfTab(tab)) != 3 {
 		t.Errorf("campaign filter shows %v", rowsOfTab(tab))
 	}
+	expectInert(t, tab, "table filtered by a campaign named with markup")
 	shoot(t, tab, "12a-links-campaign")
 	tab.Open(e.base + "/links?campaign=" + id(spring) + "&channel=" + id(news) + "&q=landing")
 	if got := rowsOfTab(tab); len(got) != 1 || got[0] != ids[0] {
@@ -414,6 +415,7 @@ func shootFilters(t *testing.T, e *env, tab *browsertest.Tab, name string) {
 	if got := tab.Text("main h1"); got != "Delete these 2 links?" {
 		t.Errorf("confirmation heading %q", got)
 	}
+	expectInert(t, tab, "bulk delete confirmation")
 	shoot(t, tab, "12d-bulk-delete-confirm")
 	tab.ClickNavigate("main form .btn:not(.btn-danger)") // Cancel: back to the campaign
 	if got := tab.URL(); got != e.base+"/links?campaign="+id(spring) {
