@@ -15,8 +15,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// ChromiumPath is Debian's Chromium; deploy/local/stack.sh install installs
-// it (package chromium).
+// ChromiumPath is Debian's Chromium (package chromium); the first browser
+// test installs it with apt-get when it is missing (install.go), as
+// deploy/local/stack.sh install does.
 const ChromiumPath = "/usr/bin/chromium"
 
 // Timeout bounds every browser step (start, navigation, wait, read), so a
@@ -36,13 +37,14 @@ var shared struct {
 // browser returns the context of the binary's browser, starting it on
 // first use.
 func browser() (context.Context, error) {
-	shared.once.Do(func() { shared.ctx, shared.err = start(ChromiumPath) })
+	shared.once.Do(func() { shared.ctx, shared.err = start(ChromiumPath, systemApt()) })
 	return shared.ctx, shared.err
 }
 
-// start launches the browser at path.
-func start(path string) (context.Context, error) {
-	if _, err := os.Stat(path); err != nil {
+// start launches the browser at path, installing Debian's chromium
+// package with installer first when path is missing.
+func start(path string, installer apt) (context.Context, error) {
+	if err := installer.ensure(path, "chromium"); err != nil {
 		return nil, fmt.Errorf("browser tests need Chromium at %s: install it with `apt-get install chromium` "+
 			"(deploy/local/stack.sh install does): %w", path, err)
 	}

@@ -79,8 +79,13 @@ func TestFileName(t *testing.T) {
 // A missing Chromium is an error that says how to install it (NewTab
 // turns it into a failure, never a skip).
 func TestMissingChromium(t *testing.T) {
-	_, err := start(filepath.Join(t.TempDir(), "chromium"))
-	if err == nil || !strings.Contains(err.Error(), "apt-get install chromium") {
-		t.Fatalf("err = %v", err)
+	for name, a := range map[string]apt{
+		"no apt-get": {},
+		"not root":   {bin: "/usr/bin/apt-get", lock: filepath.Join(t.TempDir(), "lock")},
+	} {
+		_, err := start(filepath.Join(t.TempDir(), "chromium"), a)
+		if err == nil || !strings.Contains(err.Error(), "apt-get install chromium") {
+			t.Fatalf("%s: err = %v", name, err)
+		}
 	}
 }

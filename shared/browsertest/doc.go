@@ -6,7 +6,9 @@
 //
 // One browser serves the whole test binary: it starts on first use and is
 // killed with the binary (the allocator sets Pdeathsig). A missing Chromium
-// fails the test; it is never skipped.
+// is installed with apt-get (Debian's chromium, as deploy/local/stack.sh
+// install does); when it cannot be installed or started the test fails,
+// it is never skipped.
 //
 // Only _test.go files import this package.
 package browsertest

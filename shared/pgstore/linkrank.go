@@ -34,28 +34,27 @@ type ClickRanking struct {
 const rankChunkMin = 256
 
 const (
-	// rankChunkSQL keeps the ids of $3 that are the user's links matching
-	// the search ($1 user, $2 pattern).
-	rankChunkSQL = `SELECT l.id FROM links l WHERE l.id = ANY($3::bigint[]) AND `
-	// unclickedSQL pages the links the ranking ($3, complete) does not
+	// rankChunkSQL keeps the ids of $5 that the filter ($1-$4) selects.
+	rankChunkSQL = `SELECT l.id FROM links l WHERE l.id = ANY($5::bigint[]) AND `
+	// unclickedSQL pages the links the ranking ($5, complete) does not
 	// name, newest first.
 	unclickedSQL = `SELECT l.id FROM links l WHERE %s
-	AND NOT EXISTS (SELECT 1 FROM unnest($3::bigint[]) AS r(id) WHERE r.id = l.id)
-	ORDER BY l.created_at DESC, l.id DESC LIMIT $4 OFFSET $5`
+	AND NOT EXISTS (SELECT 1 FROM unnest($5::bigint[]) AS r(id) WHERE r.id = l.id)
+	ORDER BY l.created_at DESC, l.id DESC LIMIT $6 OFFSET $7`
 	linksByIDSQL = `SELECT ` + linkColumns + ` WHERE l.user_id = $1 AND l.id = ANY($2::bigint[])`
 )
 
-// rankedPage returns the links at offset..offset+limit of the user's links
-// matching pattern in click order, and whether more follow.
-func (s *Store) rankedPage(ctx context.Context, userID int64, pattern string, rank *ClickRanking, offset, limit int) ([]link.Link, bool, error) {
+// rankedPage returns the links at offset..offset+limit of the links f
+// selects in click order, and whether more follow.
+func (s *Store) rankedPage(ctx context.Context, f linkFilter, rank *ClickRanking, offset, limit int) ([]link.Link, bool, error) {
 	need := offset + limit + 1
-	ids, rank, err := s.walkRanking(ctx, userID, pattern, rank, need)
+	ids, rank, err := s.walkRanking(ctx, f, rank, need)
 	if err != nil {
 		return nil, false, err
 	}
 	if len(ids) < need && (rank.Complete || rank.Extend == nil) {
 		// Unclicked links take the positions from len(ids) on.
-		rest, err := s.unclicked(ctx, userID, pattern, rank.IDs, need-max(len(ids), offset), max(0, offset-len(ids)))
+		rest, err := s.unclicked(ctx, f, rank.IDs, need-max(len(ids), offset), max(0, offset-len(ids)))
 		if err != nil {
 			return nil, false, err
 		}
@@ -67,14 +66,14 @@ func (s *Store) rankedPage(ctx context.Context, userID int64, pattern string, ra
 	}
 	more := len(ids) > offset+limit
 	ids = ids[min(offset, len(ids)):min(offset+limit, len(ids))]
-	links, err := s.linksInOrder(ctx, userID, ids)
+	links, err := s.linksInOrder(ctx, f.userID, ids)
 	return links, more, err
 }
 
-// walkRanking collects, in rank order, up to need ids of the user's links
-// matching pattern, extending the ranking as the walk needs. It returns
-// the ranking as far as it was read.
-func (s *Store) walkRanking(ctx context.Context, userID int64, pattern string, rank *ClickRanking, need int) ([]int64, *ClickRanking, error) {
+// walkRanking collects, in rank order, up to need ids of the links f
+// selects, extending the ranking as the walk needs. It returns the
+// ranking as far as it was read.
+func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRanking, need int) ([]int64, *ClickRanking, error) {
 	var out []int64
 	seen := map[int64]bool{}
 	pos, chunk := 0, max(2*need, rankChunkMin)
@@ -91,7 +90,7 @@ func (s *Store) walkRanking(ctx context.Context, userID int64, pattern string, r
 			continue
 		}
 		end := min(pos+chunk, len(rank.IDs))
-		keep, err := s.rankChunk(ctx, userID, pattern, rank.IDs[pos:end])
+		keep, err := s.rankChunk(ctx, f, rank.IDs[pos:end])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -108,36 +107,36 @@ func (s *Store) walkRanking(ctx context.Context, userID int64, pattern string, r
 	return out, rank, nil
 }
 
-func (s *Store) rankChunk(ctx context.Context, userID int64, pattern string, ids []int64) (map[int64]bool, error) {
-	rows, err := s.pool.Query(ctx, rankChunkSQL+searchWhere(pattern), userID, pattern, ids)
+func (s *Store) rankChunk(ctx context.Context, f linkFilter, ids []int64) (map[int64]bool, error) {
+	rows, err := s.pool.Query(ctx, rankChunkSQL+f.where(), append(f.args(), ids)...)
 	if err != nil {
-		return nil, fmt.Errorf("rank links of user %d: %w", userID, mapErr(err))
+		return nil, fmt.Errorf("rank links of user %d: %w", f.userID, mapErr(err))
 	}
 	defer rows.Close()
 	keep := make(map[int64]bool, len(ids))
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("rank links of user %d: %w", userID, mapErr(err))
+			return nil, fmt.Errorf("rank links of user %d: %w", f.userID, mapErr(err))
 		}
 		keep[id] = true
 	}
 	return keep, mapErr(rows.Err())
 }
 
-// unclicked pages the user's links matching pattern that clicked does not
-// name, newest first.
-func (s *Store) unclicked(ctx context.Context, userID int64, pattern string, clicked []int64, limit, offset int) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(unclickedSQL, searchWhere(pattern)), userID, pattern, clicked, limit, offset)
+// unclicked pages the links f selects that clicked does not name, newest
+// first.
+func (s *Store) unclicked(ctx context.Context, f linkFilter, clicked []int64, limit, offset int) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(unclickedSQL, f.where()), append(f.args(), clicked, limit, offset)...)
 	if err != nil {
-		return nil, fmt.Errorf("list unclicked links of user %d: %w", userID, mapErr(err))
+		return nil, fmt.Errorf("list unclicked links of user %d: %w", f.userID, mapErr(err))
 	}
 	defer rows.Close()
 	var out []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list unclicked links of user %d: %w", userID, mapErr(err))
+			return nil, fmt.Errorf("list unclicked links of user %d: %w", f.userID, mapErr(err))
 		}
 		out = append(out, id)
 	}

@@ -289,7 +289,7 @@ func (s *Store) ListLinks(ctx context.Context, userID int64, rank *ClickRanking,
 		return nil, 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
 	}
 	if rank != nil {
-		out, _, err := s.rankedPage(ctx, userID, "", rank, offset, limit)
+		out, _, err := s.rankedPage(ctx, linkFilter{userID: userID}, rank, offset, limit)
 		if err != nil {
 			return nil, 0, fmt.Errorf("list links of user %d: %w", userID, err)
 		}
@@ -355,14 +355,7 @@ func (s *Store) UpdateLink(ctx context.Context, userID, id int64, p *link.LinkPa
 
 // DeleteLink deletes one of the user's links (its pixel rows cascade).
 func (s *Store) DeleteLink(ctx context.Context, userID, id int64) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM links WHERE id = $1 AND user_id = $2`, id, userID)
-	if err != nil {
-		return fmt.Errorf("delete link %d: %w", id, mapErr(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("delete link %d: %w", id, link.ErrNotFound)
-	}
-	return nil
+	return s.DeleteLinks(ctx, userID, []int64{id})
 }
 
 // SetFrameRefused records whether a destination of the user's link

@@ -31,7 +31,10 @@ type LinkQuery struct {
 	// Search, when not "", keeps the links whose alias, long URL or meta
 	// title contains it, ignoring case; % and _ match themselves.
 	Search string
-	Limit  int
+	// CampaignID and ChannelID, when not 0, keep the links of that
+	// campaign or channel only.
+	CampaignID, ChannelID int64
+	Limit                 int
 	// Date order, newest first: After lists the links older than the
 	// cursor, Before those newer than it (nil both: the newest page).
 	After, Before *LinkCursor
@@ -44,45 +47,58 @@ type LinkQuery struct {
 // LinkPage is one page of a LinkQuery.
 type LinkPage struct {
 	Links []link.Link
-	// Total is the number of the user's links matching Search.
+	// Total is the number of the user's links matching Search and the
+	// campaign and channel filters.
 	Total int
 	// Older and Newer say whether links exist beyond this page in each
 	// direction of the date order; with Rank, Older means another page.
 	Older, Newer bool
 }
 
-// searchWhere is the WHERE clause every page query shares: $1 user, $2
-// pattern. Without a search it does not mention the columns, and with one
-// it is a plain OR of ILIKEs, which the trigram indexes of migration 0035
-// answer (testing the pattern for emptiness inside the OR, as one query
-// for both cases would, hides them from the planner).
-func searchWhere(pattern string) string {
-	if pattern == "" {
-		return `l.user_id = $1 AND $2::text = ''`
+// linkFilter selects the links a page query looks at: the user's, with
+// Pattern (an ILIKE pattern, "" = no search), in CampaignID and ChannelID
+// (0 = any). Its WHERE clause binds $1-$4 (args).
+type linkFilter struct {
+	userID            int64
+	pattern           string
+	campaign, channel int64
+}
+
+func (f linkFilter) args() []any { return []any{f.userID, f.pattern, f.campaign, f.channel} }
+
+// where is the WHERE clause every page query shares. Without a search it
+// does not mention the text columns, and with one it is a plain OR of
+// ILIKEs, which the trigram indexes of migration 0035 answer (testing the
+// pattern for emptiness inside the OR, as one query for both cases would,
+// hides them from the planner).
+func (f linkFilter) where() string {
+	const refs = ` AND ($3::bigint = 0 OR l.campaign_id = $3) AND ($4::bigint = 0 OR l.channel_id = $4)`
+	if f.pattern == "" {
+		return `l.user_id = $1 AND $2::text = ''` + refs
 	}
-	return `l.user_id = $1 AND (l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)`
+	return `l.user_id = $1 AND (l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)` + refs
 }
 
 const (
 	olderSQL = `SELECT ` + linkColumns + ` WHERE %s
-	AND ($3::timestamptz IS NULL OR (l.created_at, l.id) < ($3, $4))
-	ORDER BY l.created_at DESC, l.id DESC LIMIT $5`
+	AND ($5::timestamptz IS NULL OR (l.created_at, l.id) < ($5, $6))
+	ORDER BY l.created_at DESC, l.id DESC LIMIT $7`
 	newerSQL = `SELECT ` + linkColumns + ` WHERE %s
-	AND (l.created_at, l.id) > ($3, $4)
-	ORDER BY l.created_at ASC, l.id ASC LIMIT $5`
+	AND (l.created_at, l.id) > ($5, $6)
+	ORDER BY l.created_at ASC, l.id ASC LIMIT $7`
 	countSQL = `SELECT count(*) FROM links l WHERE %s`
 )
 
 // SearchLinks returns the page q selects.
 func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) {
-	pattern := likePattern(q.Search)
-	where := searchWhere(pattern)
+	f := linkFilter{userID: q.UserID, pattern: likePattern(q.Search), campaign: q.CampaignID, channel: q.ChannelID}
+	filter, where := f.args(), f.where()
 	var page LinkPage
-	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, where), q.UserID, pattern).Scan(&page.Total); err != nil {
+	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, where), filter...).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count links of user %d: %w", q.UserID, mapErr(err))
 	}
 	if q.Rank != nil {
-		links, more, err := s.rankedPage(ctx, q.UserID, pattern, q.Rank, q.Offset, q.Limit)
+		links, more, err := s.rankedPage(ctx, f, q.Rank, q.Offset, q.Limit)
 		if err != nil {
 			return page, fmt.Errorf("search links of user %d: %w", q.UserID, err)
 		}
@@ -97,11 +113,11 @@ func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) 
 	n := q.Limit + 1
 	switch {
 	case q.Before != nil:
-		sql, args = newerSQL, []any{q.UserID, pattern, q.Before.CreatedAt, q.Before.ID, n}
+		sql, args = newerSQL, append(filter, q.Before.CreatedAt, q.Before.ID, n)
 	case q.After != nil:
-		sql, args = olderSQL, []any{q.UserID, pattern, q.After.CreatedAt, q.After.ID, n}
+		sql, args = olderSQL, append(filter, q.After.CreatedAt, q.After.ID, n)
 	default:
-		sql, args = olderSQL, []any{q.UserID, pattern, nil, int64(0), n}
+		sql, args = olderSQL, append(filter, nil, int64(0), n)
 	}
 	links, err := s.queryLinks(ctx, fmt.Sprintf(sql, where), args...)
 	if err != nil {
@@ -157,7 +173,8 @@ func likePattern(search string) string {
 // CountLinks is the number of the user's links.
 func (s *Store) CountLinks(ctx context.Context, userID int64) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, searchWhere("")), userID, "").Scan(&n); err != nil {
+	f := linkFilter{userID: userID}
+	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, f.where()), f.args()...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
 	}
 	return n, nil

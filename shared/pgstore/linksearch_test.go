@@ -133,3 +133,73 @@ func TestSearchLinksFilter(t *testing.T) {
 		t.Errorf("by clicks with search: %v", got)
 	}
 }
+
+// The campaign and channel filters keep their links only, combine with the
+// search and with both orders, and keyset pages keep them.
+func TestSearchLinksCampaignChannel(t *testing.T) {
+	st, alice, ids := searchFixture(t)
+	ctx := context.Background()
+	camp, err := st.CreateCampaign(ctx, link.Campaign{UserID: alice, Name: "Spring"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := st.CreateChannel(ctx, link.Channel{UserID: alice, Name: "Newsletter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// l1, l3, l4, l6 in the campaign; l3, l6 also in the channel; l2 in the channel only.
+	for i, in := range map[int][2]bool{1: {true, false}, 2: {false, true}, 3: {true, true}, 4: {true, false}, 6: {true, true}} {
+		var campID, chID any
+		if in[0] {
+			campID = camp.ID
+		}
+		if in[1] {
+			chID = ch.ID
+		}
+		if _, err := pgtest.Pool(st).Exec(ctx, `UPDATE links SET campaign_id = $2, channel_id = $3 WHERE id = $1`,
+			ids[i], campID, chID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name         string
+		q            pgstore.LinkQuery
+		want         []string
+		older, newer bool
+		total        int
+	}{
+		{"campaign", pgstore.LinkQuery{CampaignID: camp.ID, Limit: 10}, []string{"l6", "l4", "l3", "l1"}, false, false, 4},
+		{"channel", pgstore.LinkQuery{ChannelID: ch.ID, Limit: 10}, []string{"l6", "l3", "l2"}, false, false, 3},
+		{"both", pgstore.LinkQuery{CampaignID: camp.ID, ChannelID: ch.ID, Limit: 10}, []string{"l6", "l3"}, false, false, 2},
+		{"campaign and search", pgstore.LinkQuery{CampaignID: camp.ID, Search: "spring", Limit: 10}, []string{"l3"}, false, false, 1},
+		{"campaign, first page", pgstore.LinkQuery{CampaignID: camp.ID, Limit: 2}, []string{"l6", "l4"}, true, false, 4},
+		{"campaign, after l4", pgstore.LinkQuery{CampaignID: camp.ID, Limit: 2, After: &pgstore.LinkCursor{ID: ids[4]}}, []string{"l3", "l1"}, false, true, 4},
+		{"campaign, before l3", pgstore.LinkQuery{CampaignID: camp.ID, Limit: 2, Before: &pgstore.LinkCursor{ID: ids[3]}}, []string{"l6", "l4"}, true, false, 4},
+		{"campaign by clicks", pgstore.LinkQuery{CampaignID: camp.ID, Limit: 3,
+			Rank: &pgstore.ClickRanking{IDs: []int64{ids[0], ids[3], ids[2]}, Clicks: []int64{50, 9, 7}}}, []string{"l3", "l6", "l4"}, true, false, 4},
+		{"another user's campaign", pgstore.LinkQuery{CampaignID: camp.ID + 1000, Limit: 10}, nil, false, false, 0},
+	}
+	createdAt := map[int64]time.Time{}
+	all, _ := st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Limit: 10})
+	for _, l := range all.Links {
+		createdAt[l.ID] = l.CreatedAt
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.q.UserID = alice
+			for _, c := range []*pgstore.LinkCursor{tc.q.After, tc.q.Before} {
+				if c != nil {
+					c.CreatedAt = createdAt[c.ID]
+				}
+			}
+			p, err := st.SearchLinks(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(aliases(p), tc.want) || p.Older != tc.older || p.Newer != tc.newer || p.Total != tc.total {
+				t.Errorf("%v older=%v newer=%v total=%d; want %v older=%v newer=%v total=%d",
+					aliases(p), p.Older, p.Newer, p.Total, tc.want, tc.older, tc.newer, tc.total)
+			}
+		})
+	}
+}

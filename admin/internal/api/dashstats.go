@@ -34,6 +34,16 @@ func (s *Server) LinkCountries(ctx context.Context, id int64, from, to time.Time
 	return cs, err == nil, downOK(err)
 }
 
+// LinkVisits is link id's people by device class and its bots, previews
+// and prefetches over the UTC days from..to.
+func (s *Server) LinkVisits(ctx context.Context, id int64, from, to time.Time) (v stats.RangeVisits, up bool, err error) {
+	if s.stats == nil {
+		return v, true, nil
+	}
+	v, err = s.stats.Visits(ctx, click.KindLink, id, from, to)
+	return v, err == nil, downOK(err)
+}
+
 // LinkSummary is link id's all-time numbers, with the bot, preview and
 // prefetch counts, and the freshness of the numbers.
 func (s *Server) LinkSummary(ctx context.Context, id int64) (sum *stats.Summary, fresh stats.Freshness, up bool, err error) {

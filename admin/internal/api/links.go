@@ -213,13 +213,21 @@ func (s *Server) deleteLink(w http.ResponseWriter, r *http.Request, u *link.User
 	if !ok {
 		return NotFound("link")
 	}
-	if err := s.store.DeleteLink(r.Context(), u.ID, id); err != nil {
+	if err := s.DeleteLinks(r.Context(), u, []int64{id}); err != nil {
 		if errors.Is(err, link.ErrNotFound) {
 			return NotFound("link")
 		}
 		return err
 	}
 	return Message(w, "link deleted")
+}
+
+// DeleteLinks deletes u's links ids, all or none: DELETE /api/url/:id/delete
+// with one id, the dashboard's bulk delete with several. When any id is
+// not one of u's links nothing is deleted and the error wraps
+// link.ErrNotFound.
+func (s *Server) DeleteLinks(ctx context.Context, u *link.User, ids []int64) error {
+	return s.store.DeleteLinks(ctx, u.ID, ids)
 }
 
 func (s *Server) getLink(w http.ResponseWriter, r *http.Request, u *link.User) error {

@@ -26,13 +26,7 @@ func TestBrowserLinkLifecycle(t *testing.T) {
 	tab := browsertest.NewTab(t)
 	tab.Viewport(1440, 900)
 
-	tab.Open(e.base + "/signup")
-	tab.SetValue("#f-email", "maria@example.com")
-	tab.SetValue("#f-username", "maria")
-	tab.SetValue("#f-password", testPassword)
-	if st := tab.ClickNavigate("main form button[type=submit]"); st != http.StatusCreated {
-		t.Fatalf("sign-up: status %d: %s", st, tab.Text("main"))
-	}
+	e.signUp(tab, "maria")
 	key := tab.Attr("#api-key", "value")
 	u, err := e.store.UserByKeyHash(context.Background(), secret.HashAPIKey(key))
 	if err != nil || u.Username != "maria" || u.Plan != "free" {

@@ -42,6 +42,7 @@ func TestCSRFRefused(t *testing.T) {
 		form url.Values
 	}{
 		{fmt.Sprintf("/links/%d/delete", l.ID), url.Values{}},
+		{"/links/delete", url.Values{"id": {fmt.Sprint(l.ID)}}},
 		{fmt.Sprintf("/links/%d/edit", l.ID), url.Values{"url": {"https://evil.example/"}}},
 		{"/links/new", url.Values{"url": {"https://evil.example/new"}}},
 		{"/account/email", url.Values{"email": {"evil@example.com"}, "current": {testPassword}}},

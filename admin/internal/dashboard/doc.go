@@ -1,7 +1,8 @@
 // Package dashboard is kurz's web interface for the people who manage
 // links: sign-up, sign-in, the account page, the home page (click totals,
-// top and recent links), the link table with its create, edit and delete
-// forms, and each link's statistics (server-rendered SVG chart and world
+// top and recent links), the link table (search, campaign and channel
+// filters, QR thumbnails served by the edge, bulk delete) with its create,
+// edit and delete forms, and each link's statistics (server-rendered SVG chart and world
 // map, breakdowns, CSV; stats.go, reading through the API server's stats
 // reads like the rest), QR codes, campaigns, channels, pixels and branded
 // domains. It is served by the admin process under
@@ -11,14 +12,14 @@
 // It adds no second implementation of any rule: every write goes through
 // the API server's own functions (api.Server.AddLink, UpdateLink, AddQR,
 // AddPixel, AddCampaign, AddChannel, AddDomain and their updates and
-// deletes, Register, UpdateAccount, its password hashing cap and its
+// deletes, DeleteLinks, Register, UpdateAccount, its password hashing cap and its
 // rate-limit counters), so a form and a JSON request are refused for the same reasons
 // with the same messages, which the pages show next to the field named in
 // them.
 //
 // Pages are server-rendered html/template with progressive enhancement:
 // every action works without JavaScript; the one script (assets/app.js)
-// adds copy buttons. Assets are embedded, served under a content hash
+// adds copy buttons and the link table's "select all". Assets are embedded, served under a content hash
 // (/assets/<hash>/<name>) and cached immutable. Every page carries a
 // strict Content-Security-Policy whose only script source is a per-request
 // nonce; no CDN, no external font.

@@ -39,20 +39,23 @@ type env struct {
 	api   *api.Server
 	dash  *Server
 	base  string // http://127.0.0.1:port
+	// pgDSN and chDSN are the databases' addresses, for processes a test
+	// starts beside the handler (a real edge).
+	pgDSN, chDSN string
 }
 
 // newEnv starts the env; opts may adjust the config first. Sign-up is open
 // and its per-IP limit out of the way unless opts say otherwise.
 func newEnv(t *testing.T, opts ...func(*config.Config)) *env {
 	t.Helper()
-	st, _ := pgtest.Store(t)
-	conn, _ := chtest.New(t)
+	st, pgDSN := pgtest.Store(t)
+	conn, chDSN := chtest.New(t)
 	cfg := &config.Config{BaseURL: "http://sho.rt", BaseHost: "sho.rt", AnonRateLimit: 1000,
 		Secret: "test-secret", Registration: config.RegistrationOpen, RegistrationRateLimit: 1000}
 	for _, o := range opts {
 		o(cfg)
 	}
-	e := &env{t: t, store: st, ch: conn, cfg: cfg}
+	e := &env{t: t, store: st, ch: conn, cfg: cfg, pgDSN: pgDSN, chDSN: chDSN}
 	e.api = api.New(api.Deps{Store: st, Config: cfg, Stats: stats.New(conn)})
 	var err error
 	if e.dash, err = New(Deps{API: e.api, Store: st, Config: cfg}); err != nil {
@@ -130,6 +133,19 @@ func (e *env) signIn(tab *browsertest.Tab, login string) {
 	}
 	if u := tab.URL(); u != e.base+"/links" {
 		e.t.Fatalf("after sign-in at %s", u)
+	}
+}
+
+// signUp signs up name (name@example.com, testPassword) in tab and checks
+// it lands on the welcome page with the API key.
+func (e *env) signUp(tab *browsertest.Tab, name string) {
+	e.t.Helper()
+	tab.Open(e.base + "/signup")
+	tab.SetValue("#f-email", name+"@example.com")
+	tab.SetValue("#f-username", name)
+	tab.SetValue("#f-password", testPassword)
+	if st := tab.ClickNavigate("main form button[type=submit]"); st != http.StatusCreated {
+		e.t.Fatalf("sign-up: status %d: %s", st, tab.Text("main"))
 	}
 }
 

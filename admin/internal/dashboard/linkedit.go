@@ -9,7 +9,7 @@ import (
 
 // Create, edit and delete of a link. Writes go through the API server
 // (AddLink, UpdateLink), so the form is refused exactly where the API
-// would be; deletion is the store's one call, as DELETE /api/url/:id is.
+// would be; deletion is the API's DeleteLinks, as DELETE /api/url/:id is.
 
 func (s *Server) newLinkPage(w http.ResponseWriter, r *http.Request, c *call) error {
 	return s.showLinkForm(w, r, c, newLinkForm(), &linkRows{lists: map[string][]ruleRow{}}, nil, defaultVisitor, nil)
@@ -151,7 +151,7 @@ func (s *Server) deleteLink(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteLink(r.Context(), c.user.ID, l.ID); errors.Is(err, link.ErrNotFound) {
+	if err := s.api.DeleteLinks(r.Context(), c.user, []int64{l.ID}); errors.Is(err, link.ErrNotFound) {
 		return errNotFound // deleted by a concurrent request
 	} else if err != nil {
 		return err

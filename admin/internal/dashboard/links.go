@@ -34,6 +34,9 @@ type linkRow struct {
 	Clicks      *uint64 // nil: unavailable
 	Unique      *uint64
 	Created     time.Time
+	// QR is the link's QR image on the edge ("" for an expired link,
+	// which the edge answers 410).
+	QR string
 }
 
 // linksData is the link table page's.
@@ -41,6 +44,8 @@ type linksData struct {
 	Rows      []linkRow
 	Search    string
 	Sort      string // "date" or "clicks"
+	Filter    linkFilter
+	Query     []queryField // the table's search, order and filters, for the bulk form
 	Total     int
 	StatsDown bool
 	// SortedByDate: clicks were asked for but cannot be ranked now.
@@ -53,6 +58,8 @@ type linksData struct {
 type linkQuery struct {
 	search        string
 	byClicks      bool
+	campaign      int64 // 0: any
+	channel       int64 // 0: any
 	after, before *pgstore.LinkCursor
 	page          int
 }
@@ -62,8 +69,12 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
-	d := linksData{Search: q.search, Sort: "date"}
-	pq := pgstore.LinkQuery{UserID: c.user.ID, Search: q.search, Limit: linksPerPage, After: q.after, Before: q.before}
+	d := linksData{Search: q.search, Sort: "date", Query: q.fields()}
+	if d.Filter, err = s.linkFilter(r.Context(), c.user, q); err != nil {
+		return err
+	}
+	pq := pgstore.LinkQuery{UserID: c.user.ID, Search: q.search, CampaignID: q.campaign, ChannelID: q.channel,
+		Limit: linksPerPage, After: q.after, Before: q.before}
 	if q.byClicks {
 		d.Sort = "clicks"
 		rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID, q.page*linksPerPage+1)
@@ -85,6 +96,7 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	}
 	d.Total = page.Total
 	d.NewerURL, d.OlderURL = pageURLs(q, pq.Rank != nil, page)
+	allowImages(w.Header(), c.nonce, qrOrigins(d.Rows))
 	s.render(w, r, c, http.StatusOK, "links", "Links", d)
 	return nil
 }
@@ -115,8 +127,12 @@ func (s *Server) fillRows(r *http.Request, d *linksData, links []link.Link) erro
 func (s *Server) rowOf(l *link.Link) linkRow {
 	short := l.ShortURL(s.cfg.BaseURL)
 	text := strings.TrimPrefix(strings.TrimPrefix(short, "https://"), "http://")
-	return linkRow{ID: l.ID, Alias: l.Alias, Short: short, ShortText: text, Destination: l.LongURL,
+	row := linkRow{ID: l.ID, Alias: l.Alias, Short: short, ShortText: text, Destination: l.LongURL,
 		Title: l.MetaTitle, Created: l.CreatedAt}
+	if l.ExpiresAt == nil || l.ExpiresAt.After(time.Now()) {
+		row.QR = short + "/qr/" + strconv.Itoa(qrThumbSize) + ".svg"
+	}
+	return row
 }
 
 // errBadQuery is a table address that cannot be read (a hand-edited URL).
@@ -137,6 +153,12 @@ func parseLinkQuery(v url.Values) (linkQuery, error) {
 		return q, errBadQuery("The table can be sorted by date or by clicks only.")
 	}
 	var err error
+	if q.campaign, err = parseFilterID(v.Get("campaign"), "campaign"); err != nil {
+		return q, err
+	}
+	if q.channel, err = parseFilterID(v.Get("channel"), "channel"); err != nil {
+		return q, err
+	}
 	if q.after, err = parseCursor(v.Get("after")); err != nil {
 		return q, err
 	}
@@ -174,13 +196,7 @@ func parseCursor(s string) (*pgstore.LinkCursor, error) {
 // pageURLs are the table's "newer" and "older" links ("" = none): keyset
 // cursors in date order, page numbers in click order.
 func pageURLs(q linkQuery, ranked bool, p pgstore.LinkPage) (newer, older string) {
-	base := url.Values{}
-	if q.search != "" {
-		base.Set("q", q.search)
-	}
-	if q.byClicks {
-		base.Set("sort", "clicks")
-	}
+	base := q.filterValues()
 	at := func(key, value string) string {
 		v := url.Values{}
 		for k, vs := range base {

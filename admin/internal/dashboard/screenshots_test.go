@@ -89,6 +89,7 @@ func TestScreenshots(t *testing.T) {
 	shoot(t, tab, "11-links-search")
 	tab.Open(e.base + "/links?q=nothing-like-this")
 	shoot(t, tab, "12-links-no-match")
+	shootFilters(t, e, tab, "maria")
 
 	tab.Open(e.base + "/links/" + id + "/edit")
 	shoot(t, tab, "13-edit-link")

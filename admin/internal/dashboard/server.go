@@ -91,6 +91,8 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "GET /links/new", s.signedIn(s.newLinkPage))
 	s.route(mux, "POST /links/new", s.signedIn(s.createLink))
 	s.route(mux, "GET /links/alias", s.aliasCheck)
+	s.route(mux, "GET /links/delete", s.signedIn(s.bulkDeletePage))
+	s.route(mux, "POST /links/delete", s.signedIn(s.bulkDelete))
 	s.route(mux, "GET /qr", s.signedIn(s.qrsPage))
 	s.route(mux, "GET /qr/new", s.signedIn(s.newQRPage))
 	s.route(mux, "POST /qr/new", s.signedIn(s.createQR))

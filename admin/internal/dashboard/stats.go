@@ -1,8 +1,10 @@
 package dashboard
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,15 +96,16 @@ type statsData struct {
 	Up       bool // false: ClickHouse cannot be read now
 	Range    *stats.Range
 	AllTime  *stats.Summary
-	Fresh    string // "HH:MM:SS UTC" (with the date when not today)
-	Lagging  bool   // some edge reports clicks not yet counted
-	Chart    chart  // wide
-	Narrow   chart  // for phones
+	Visits   stats.RangeVisits // devices, bots, previews, prefetches of the range
+	Fresh    string            // "HH:MM:SS UTC" (with the date when not today)
+	Lagging  bool              // some edge reports clicks not yet counted
+	Chart    chart             // wide
+	Narrow   chart             // for phones
 	Social   uint64
 	Map      worldMap
 	CSVURL   string
 
-	Countries, Referrers, Browsers, OS, Sources countList
+	Countries, Referrers, Browsers, OS, Devices, Sources countList
 }
 
 func (s *Server) statsPage(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -124,15 +127,16 @@ func (s *Server) statsPage(w http.ResponseWriter, r *http.Request, c *call) erro
 }
 
 // readStats fills d's numbers; d.Up stays false when ClickHouse is down.
-// The three reads are independent: side by side, the page waits for the
+// The reads are independent: side by side, the page waits for the
 // slowest, not their sum.
 func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData) error {
 	var (
-		rg            *stats.Range
-		sum           *stats.Summary
-		fresh         stats.Freshness
-		countries     []stats.Count
-		upR, upS, upC bool
+		rg                 *stats.Range
+		sum                *stats.Summary
+		fresh              stats.Freshness
+		countries          []stats.Count
+		visits             stats.RangeVisits
+		upR, upS, upC, upV bool
 	)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
@@ -147,10 +151,14 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 		countries, upC, err = s.api.LinkCountries(ctx, id, q.from, q.to)
 		return err
 	})
-	if err := g.Wait(); err != nil || !upR || !upS || !upC {
+	g.Go(func() (err error) {
+		visits, upV, err = s.api.LinkVisits(ctx, id, q.from, q.to)
+		return err
+	})
+	if err := g.Wait(); err != nil || !upR || !upS || !upC || !upV {
 		return err
 	}
-	d.Up, d.Range, d.AllTime = true, rg, sum
+	d.Up, d.Range, d.AllTime, d.Visits = true, rg, sum, visits
 	d.Fresh = freshness(fresh.IngestedUntil, time.Now())
 	d.Lagging = fresh.LagMs > 0
 	d.Chart = buildChart(rg.Series, q.iv, wideChart, "chart-wide")
@@ -161,6 +169,7 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 	d.Referrers = countList{"referrers", "Referrer", countRows(rg.Referrers, false)}
 	d.Browsers = countList{"browsers", "Browser", countRows(rg.Browsers, false)}
 	d.OS = countList{"os", "Operating system", countRows(rg.OS, false)}
+	d.Devices = countList{"devices", "Device", deviceRows(visits.Devices)}
 	d.Sources = countList{"sources", "Source", categoryRows(rg.Categories)}
 	return nil
 }
@@ -212,6 +221,31 @@ func categoryRows(cats map[string]uint64) []countRow {
 		}
 	}
 	return countRows(cs, false)
+}
+
+// deviceNames are the stored device classes (shared/click) as shown.
+var deviceNames = map[string]string{
+	"desktop": "Desktop", "mobile": "Mobile", "tablet": "Tablet", "tv": "TV",
+	"bot": "Bot", "unknown": "Unknown", "": "Unknown",
+}
+
+// deviceRows names the device classes, merging the two spellings of
+// unknown; an unexpected class is shown as stored (escaped as any value).
+func deviceRows(cs []stats.Count) []countRow {
+	merged := make([]stats.Count, 0, len(cs))
+	for _, c := range cs {
+		name, ok := deviceNames[c.Name]
+		if !ok {
+			name = c.Name
+		}
+		if i := slices.IndexFunc(merged, func(m stats.Count) bool { return m.Name == name }); i >= 0 {
+			merged[i].N += c.N
+			continue
+		}
+		merged = append(merged, stats.Count{Name: name, N: c.N})
+	}
+	slices.SortStableFunc(merged, func(a, b stats.Count) int { return cmp.Compare(b.N, a.N) })
+	return countRows(merged, false)
 }
 
 // titleCase capitalises each word of a lower-case country name.

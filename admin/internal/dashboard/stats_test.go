@@ -35,11 +35,24 @@ func insertHits(t *testing.T, e *env, owner *link.User, l *link.Link, hits []hit
 		if at.IsZero() {
 			at = time.Now()
 		}
+		os, device := platformOf(h.browser)
 		rows[i] = click.Row{ClickID: uint64(time.Now().UnixNano()) + uint64(i), UnixNano: at.UnixNano(),
 			Kind: click.KindLink, Class: h.class, Visitor: h.visitor, LinkID: uint64(l.ID), OwnerID: uint64(owner.ID),
-			Country: h.country, Browser: h.browser, OS: "Windows", Device: "desktop", RefHost: h.ref, RefCategory: h.cat}
+			Country: h.country, Browser: h.browser, OS: os, Device: device, RefHost: h.ref, RefCategory: h.cat}
 	}
 	insertClicks(t, e, rows)
+}
+
+// platformOf is the OS and device class of a fixture's browser: Safari on
+// iPhones, Samsung Internet on Android tablets, the rest on Windows PCs.
+func platformOf(browser string) (os, device string) {
+	switch browser {
+	case "Safari":
+		return "iOS", "mobile"
+	case "Samsung Internet":
+		return "Android", "tablet"
+	}
+	return "Windows", "desktop"
 }
 
 // statsHits: 5 people (3 visitors), a bot, two previews, a prefetch.
@@ -93,9 +106,12 @@ func TestStatsPage(t *testing.T) {
 		`<td class="name">Unknown</td><td class="num">1</td>`,
 		`<td class="name">facebook.com</td><td class="num">2</td>`,
 		`<td class="name">Social networks</td><td class="num">2</td>`,
-		`<th scope="row">Bots and crawlers</th><td class="num">1</td>`,
-		`<th scope="row">Link previews (chat apps, social sites)</th><td class="num">2</td>`,
-		`<th scope="row">Browser prefetches</th><td class="num">1</td>`,
+		`<th scope="row">Bots and crawlers</th><td class="num range">1</td><td class="num all">1</td>`,
+		`<th scope="row">Link previews (chat apps, social sites)</th><td class="num range">2</td><td class="num all">2</td>`,
+		`<th scope="row">Browser prefetches</th><td class="num range">1</td><td class="num all">1</td>`,
+		`<th scope="row">People, for comparison</th><td class="num range">5</td><td class="num all">5</td>`,
+		`<td class="name">Desktop</td><td class="num">4</td>`,
+		`<td class="name">Mobile</td><td class="num">1</td>`,
 		`&lt;img src=x onerror=&#34;document.title=&#39;pwned&#39;&#34;&gt;.example`,
 		`&lt;b&gt;Bold&lt;/b&gt;`,
 		`id="freshness">Counted up to <strong>`,

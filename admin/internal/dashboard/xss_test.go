@@ -23,8 +23,16 @@ func expectInert(t *testing.T, tab *browsertest.Tab, where string) {
 	if ran := browsertest.Eval[bool](tab, `window.__xss !== undefined`); ran {
 		t.Errorf("%s: an injected script ran", where)
 	}
-	if n := browsertest.Eval[int](tab, `document.querySelectorAll("img, svg, script:not([src]), [onerror], [onload]").length`); n != 0 {
+	if n := browsertest.Eval[int](tab, `document.querySelectorAll("img:not(td.qr-thumb > a > img), svg, script:not([src]), [onerror], [onload]").length`); n != 0 {
 		t.Errorf("%s: %d injected elements", where, n)
+	}
+	// The link table's QR thumbnails are the only images a page has; each
+	// must be exactly what the template writes.
+	if odd := browsertest.Eval[[]string](tab, `[...document.querySelectorAll("td.qr-thumb > a > img")]
+		.filter(i => !i.getAttribute("src").endsWith("/qr/100.svg") ||
+			i.getAttributeNames().sort().join() !== "alt,height,loading,src,width")
+		.map(i => i.outerHTML)`); len(odd) > 0 {
+		t.Errorf("%s: images that are no QR thumbnail: %q", where, odd)
 	}
 }
 

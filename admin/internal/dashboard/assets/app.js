@@ -1,5 +1,6 @@
 // kurz dashboard: progressive enhancement only. Every page works without
-// this file; it adds copy buttons (hidden until this script shows them).
+// this file; it adds copy buttons and the link table's "select all"
+// (hidden until this script shows them).
 "use strict";
 (function () {
   var live = document.getElementById("live");
@@ -29,6 +30,34 @@
   }
 
   document.querySelectorAll("[data-copy]").forEach(function (b) { b.hidden = false; });
+
+  // A link's QR thumbnail comes from the edge; one the browser could not
+  // load (the edge unreachable from here, or not yet aware of a link just
+  // made) is taken away rather than left as an empty frame.
+  function dropThumb(img) {
+    var a = img.closest(".qr-thumb a");
+    if (a) { a.hidden = true; }
+  }
+  document.querySelectorAll(".qr-thumb img").forEach(function (img) {
+    if (img.complete && img.naturalWidth === 0) { dropThumb(img); }
+  });
+  document.addEventListener("error", function (ev) {
+    if (ev.target.matches && ev.target.matches(".qr-thumb img")) { dropThumb(ev.target); }
+  }, true);
+
+  // "Select all on this page" of the link table: ticks every row's box.
+  document.querySelectorAll("[data-select-all]").forEach(function (all) {
+    var form = all.form;
+    all.closest("label").hidden = false;
+    all.addEventListener("change", function () {
+      form.querySelectorAll("input[name=id]").forEach(function (b) { b.checked = all.checked; });
+    });
+    form.addEventListener("change", function (ev) {
+      if (ev.target.name !== "id") { return; }
+      var boxes = Array.prototype.slice.call(form.querySelectorAll("input[name=id]"));
+      all.checked = boxes.every(function (b) { return b.checked; });
+    });
+  });
 
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest("[data-copy]");
