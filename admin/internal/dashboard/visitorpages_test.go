@@ -21,7 +21,7 @@ type vpCase struct {
 	path string
 	// valid is a form the API accepts; stored reads back what it stored
 	// as form-like values to compare with want.
-	valid, edit url.Values
+	valid, edit      url.Values
 	want, wantEdited map[string]string
 	// bad marks these fields (their error ids).
 	bad       url.Values
@@ -64,7 +64,7 @@ func vpCases() []vpCase {
 				"image": {"https://cdn.example.com/banner.png"}, "link": {"https://example.com/about"}, "counter": {" 12 "}},
 			want: map[string]string{"name": "Welcome", "title": "Hello there", "message": "You are on your way\nto our shop.",
 				"image": "https://cdn.example.com/banner.png", "link": "https://example.com/about", "counter": "12"},
-			edit: url.Values{"name": {"Welcome 2"}, "title": {""}, "message": {""}, "image": {""}, "link": {""}, "counter": {"0"}},
+			edit:       url.Values{"name": {"Welcome 2"}, "title": {""}, "message": {""}, "image": {""}, "link": {""}, "counter": {"0"}},
 			wantEdited: map[string]string{"name": "Welcome 2", "title": "", "message": "", "image": "", "link": "", "counter": "0"},
 			bad: url.Values{"name": {""}, "title": {"tab\there"}, "message": {"ok"}, "image": {"ftp://example.com/x.png"},
 				"link": {"not a url"}, "counter": {"soon"}},
