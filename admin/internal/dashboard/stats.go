@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -86,12 +87,45 @@ type countList struct {
 	Rows     []countRow
 }
 
+// statsSubject is what a statistics page counts the visits of: a link
+// (clicks) or a QR code (scans).
+type statsSubject struct {
+	Path      string // "/links/7": the page is Path+"/stats", the CSV Path+"/stats.csv"
+	Name      string // the headline: the short URL's text, the code's name
+	Address   string // the short URL to open, "" for none
+	Target    string // where a visit goes, what a scan gives
+	EditURL   string
+	EditLabel string
+	Counted   string // "Clicks", "Scans"
+}
+
+// statsReads are the API server's reads of one kind of subject.
+type statsReads struct {
+	rng       func(ctx context.Context, id int64, from, to time.Time, iv stats.Interval) (*stats.Range, bool, error)
+	summary   func(ctx context.Context, id int64) (*stats.Summary, stats.Freshness, bool, error)
+	countries func(ctx context.Context, id int64, from, to time.Time) ([]stats.Count, bool, error)
+	social    func(categories map[string]uint64) uint64
+}
+
+// linkReads are what GET /api/url/:id and its chart extension read.
+func (s *Server) linkReads() statsReads {
+	return statsReads{s.api.LinkRange, s.api.LinkSummary, s.api.LinkCountries, api.LinkSocialCount}
+}
+
+// qrReads are the same reads of a QR code's scans (GET /api/qr/:id).
+func (s *Server) qrReads() statsReads {
+	return statsReads{s.api.QRRange, s.api.QRSummary, s.api.QRCountries, api.QRSocialCount}
+}
+
 // statsData is the statistics page's.
 type statsData struct {
-	Link     linkRow
+	Subject  statsSubject
 	From, To string
 	Interval string
 	Up       bool // false: ClickHouse cannot be read now
+	// NotCounted: the subject's visits never reach the service (a QR code
+	// holding its content itself); no numbers are read.
+	NotCounted string
 	Range    *stats.Range
 	AllTime  *stats.Summary
 	Fresh    string // "HH:MM:SS UTC" (with the date when not today)
@@ -110,23 +144,35 @@ func (s *Server) statsPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
+	row := s.rowOf(l)
+	subject := statsSubject{Path: "/links/" + strconv.FormatInt(l.ID, 10), Name: row.ShortText, Address: row.Short,
+		Target: l.LongURL, EditLabel: "Edit link", Counted: "Clicks"}
+	return s.showStats(w, r, c, subject, l.ID, s.linkReads())
+}
+
+// showStats renders the statistics page of subject id over the query's
+// range.
+func (s *Server) showStats(w http.ResponseWriter, r *http.Request, c *call, subject statsSubject, id int64, reads statsReads) error {
 	q, err := parseStatsQuery(r.URL.Query(), time.Now())
 	if err != nil {
 		return err
 	}
-	d := statsData{Link: s.rowOf(l), From: q.from.Format(time.DateOnly), To: q.to.Format(time.DateOnly),
-		Interval: string(q.iv), CSVURL: "/links/" + strconv.FormatInt(l.ID, 10) + "/stats.csv?" + q.values().Encode()}
-	if err := s.readStats(r, l.ID, q, &d); err != nil {
+	if subject.EditURL == "" {
+		subject.EditURL = subject.Path + "/edit"
+	}
+	d := statsData{Subject: subject, From: q.from.Format(time.DateOnly), To: q.to.Format(time.DateOnly),
+		Interval: string(q.iv), CSVURL: subject.Path + "/stats.csv?" + q.values().Encode()}
+	if err := s.readStats(r, id, q, &d, reads); err != nil {
 		return err
 	}
-	s.render(w, r, c, http.StatusOK, "stats", "Statistics of "+d.Link.ShortText, d)
+	s.render(w, r, c, http.StatusOK, "stats", "Statistics of "+subject.Name, d)
 	return nil
 }
 
 // readStats fills d's numbers; d.Up stays false when ClickHouse is down.
 // The three reads are independent: side by side, the page waits for the
 // slowest, not their sum.
-func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData) error {
+func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData, reads statsReads) error {
 	var (
 		rg            *stats.Range
 		sum           *stats.Summary
@@ -136,15 +182,15 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 	)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
-		rg, upR, err = s.api.LinkRange(ctx, id, q.from, q.to, q.iv)
+		rg, upR, err = reads.rng(ctx, id, q.from, q.to, q.iv)
 		return err
 	})
 	g.Go(func() (err error) {
-		sum, fresh, upS, err = s.api.LinkSummary(ctx, id)
+		sum, fresh, upS, err = reads.summary(ctx, id)
 		return err
 	})
 	g.Go(func() (err error) {
-		countries, upC, err = s.api.LinkCountries(ctx, id, q.from, q.to)
+		countries, upC, err = reads.countries(ctx, id, q.from, q.to)
 		return err
 	})
 	if err := g.Wait(); err != nil || !upR || !upS || !upC {
@@ -155,7 +201,7 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 	d.Lagging = fresh.LagMs > 0
 	d.Chart = buildChart(rg.Series, q.iv, wideChart, "chart-wide")
 	d.Narrow = buildChart(rg.Series, q.iv, narrowChart, "chart-narrow")
-	d.Social = api.LinkSocialCount(rg.Categories)
+	d.Social = reads.social(rg.Categories)
 	d.Map = buildWorldMap(countries)
 	d.Countries = countList{"countries", "Country", countRows(rg.Countries, true)}
 	d.Referrers = countList{"referrers", "Referrer", countRows(rg.Referrers, false)}
