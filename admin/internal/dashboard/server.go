@@ -134,6 +134,8 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "GET /domains", s.signedIn(s.domainsPage))
 	s.route(mux, "GET /domains/new", s.signedIn(s.newDomainPage))
 	s.route(mux, "POST /domains/new", s.signedIn(s.createDomain))
+	s.route(mux, "GET /domains/{id}/edit", s.signedIn(s.editDomainPage))
+	s.route(mux, "POST /domains/{id}/edit", s.signedIn(s.saveDomain))
 	s.route(mux, "GET /domains/{id}/delete", s.signedIn(s.deleteDomainPage))
 	s.route(mux, "POST /domains/{id}/delete", s.signedIn(s.deleteDomain))
 	s.visitorPageRoutes(mux, s.overlayKind())

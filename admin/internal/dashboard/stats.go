@@ -126,15 +126,15 @@ type statsData struct {
 	// NotCounted: the subject's visits never reach the service (a QR code
 	// holding its content itself); no numbers are read.
 	NotCounted string
-	Range    *stats.Range
-	AllTime  *stats.Summary
-	Fresh    string // "HH:MM:SS UTC" (with the date when not today)
-	Lagging  bool   // some edge reports clicks not yet counted
-	Chart    chart  // wide
-	Narrow   chart  // for phones
-	Social   uint64
-	Map      worldMap
-	CSVURL   string
+	Range      *stats.Range
+	AllTime    *stats.Summary
+	Fresh      string // "HH:MM:SS UTC" (with the date when not today)
+	Lagging    bool   // some edge reports clicks not yet counted
+	Chart      chart  // wide
+	Narrow     chart  // for phones
+	Social     uint64
+	Map        worldMap
+	CSVURL     string
 
 	Countries, Referrers, Browsers, OS, Sources countList
 }
