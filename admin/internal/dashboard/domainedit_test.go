@@ -33,7 +33,7 @@ func TestDomainEdit(t *testing.T) {
 	c.signIn("ann")
 	edit := fmt.Sprintf("/domains/%d/edit", id)
 	form := c.get(edit)
-	for _, s := range []string{"Edit https://go.example.com", `value="https://example.com"`, "go.example.com. CNAME sho.rt.", `action="` + edit + `"`} {
+	for _, s := range []string{"Redirects of go.example.com", `value="https://example.com"`, "go.example.com. CNAME sho.rt.", `action="` + edit + `"`} {
 		if !strings.Contains(form.body, s) {
 			t.Errorf("edit form lacks %q", s)
 		}

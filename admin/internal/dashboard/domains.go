@@ -127,7 +127,7 @@ func (s *Server) editDomainPage(w http.ResponseWriter, r *http.Request, c *call)
 
 func (s *Server) showDomainEdit(w http.ResponseWriter, r *http.Request, c *call, f *form, d *link.Domain) error {
 	row := domainRowOf(d)
-	s.render(w, r, c, f.Status, "domainform", "Edit "+d.Domain, domainFormData{Form: f, DNS: s.dnsAdvice(), Domain: &row})
+	s.render(w, r, c, f.Status, "domainform", "Redirects of "+row.Host, domainFormData{Form: f, DNS: s.dnsAdvice(), Domain: &row})
 	return nil
 }
 

@@ -130,13 +130,13 @@ func (s *Server) qrStatsPage(w http.ResponseWriter, r *http.Request, c *call) er
 		return err
 	}
 	subject := statsSubject{Path: "/qr/" + strconv.FormatInt(q.ID, 10), Name: q.Name, Target: q.Content,
-		EditLabel: "Edit QR code", Counted: "Scans"}
+		EditLabel: "Edit QR code", Counted: "Scans", Title: "Scans of " + q.Name}
 	if q.Type != qrcode.TypeLink {
 		d := statsData{Subject: subject, NotCounted: "Scans of a " + strings.ToLower(qrTypeLabel(q.Type)) +
 			" code are not counted: the code holds its content itself, so a scan never reaches this service. " +
 			"Only link codes, which go through their own address, count scans."}
 		d.Subject.EditURL = subject.Path + "/edit"
-		s.render(w, r, c, http.StatusOK, "stats", "Statistics of "+q.Name, d)
+		s.render(w, r, c, http.StatusOK, "stats", "Scans of "+q.Name, d)
 		return nil
 	}
 	subject.Target = q.TargetURL

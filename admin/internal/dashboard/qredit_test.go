@@ -246,6 +246,9 @@ func TestQRStatsPage(t *testing.T) {
 			t.Errorf("page lacks %q", s)
 		}
 	}
+	if !strings.Contains(page.body, `<a href="/qr" aria-current="page">`) || strings.Contains(page.body, `<a href="/links" aria-current="page">`) {
+		t.Error("the menu does not mark QR codes")
+	}
 	if strings.Contains(page.body, "Menu <b>") {
 		t.Error("markup in the name is not escaped")
 	}

@@ -97,6 +97,7 @@ type statsSubject struct {
 	EditURL   string
 	EditLabel string
 	Counted   string // "Clicks", "Scans"
+	Title     string // the page's title; "Statistics of " and Name when empty
 }
 
 // statsReads are the API server's reads of one kind of subject.
@@ -165,7 +166,10 @@ func (s *Server) showStats(w http.ResponseWriter, r *http.Request, c *call, subj
 	if err := s.readStats(r, id, q, &d, reads); err != nil {
 		return err
 	}
-	s.render(w, r, c, http.StatusOK, "stats", "Statistics of "+subject.Name, d)
+	if subject.Title == "" {
+		subject.Title = "Statistics of " + subject.Name
+	}
+	s.render(w, r, c, http.StatusOK, "stats", subject.Title, d)
 	return nil
 }
 
