@@ -83,31 +83,14 @@ type OverlayInput = overlayIn
 
 // apply validates the sent fields and copies them onto o, stopping at the
 // first refusal.
-func (in *overlayIn) apply(o *link.Overlay) error {
-	for _, step := range in.steps() {
-		if err := step(o); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (in *overlayIn) apply(o *link.Overlay) error { return applySteps(o, in.steps()) }
 
 // OverlayDraft applies in to a new overlay field by field, as AddOverlay
 // does: the fields that pass are applied, the refusals of the others are
 // returned (each naming its field). The dashboard marks every wrong field
 // at once (the API answers the first only) and previews the draft.
 func OverlayDraft(in *OverlayInput) (link.Overlay, []error) {
-	o := newOverlay(0)
-	var errs []error
-	if in.Name == nil {
-		errs = append(errs, BadRequest("name", "required"))
-	}
-	for _, step := range in.steps() {
-		if err := step(&o); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return o, errs
+	return draft(newOverlay(0), in.Name != nil, in.steps())
 }
 
 // newOverlay is an overlay of user with the defaults of an add.
@@ -167,6 +150,31 @@ func (in *overlayIn) steps() []func(*link.Overlay) error {
 			return nil
 		},
 	}
+}
+
+// applySteps runs a record's field steps on rec up to the first refusal.
+func applySteps[T any](rec *T, steps []func(*T) error) error {
+	for _, step := range steps {
+		if err := step(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// draft runs every field step on rec, collecting the refusals; a record
+// whose add requires a name and got none is refused on it too.
+func draft[T any](rec T, named bool, steps []func(*T) error) (T, []error) {
+	var errs []error
+	if !named {
+		errs = append(errs, BadRequest("name", "required"))
+	}
+	for _, step := range steps {
+		if err := step(&rec); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return rec, errs
 }
 
 // setText checks a sent text field and copies it to dst; nil keeps dst.

@@ -51,31 +51,14 @@ type SplashInput = splashIn
 
 // apply validates the sent fields and copies them onto p, stopping at the
 // first refusal.
-func (in *splashIn) apply(p *link.SplashPage) error {
-	for _, step := range in.steps() {
-		if err := step(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (in *splashIn) apply(p *link.SplashPage) error { return applySteps(p, in.steps()) }
 
 // SplashDraft applies in to a new splash page field by field, as
 // AddSplash does: the fields that pass are applied, the refusals of the
 // others are returned (each naming its field), for a form that marks
 // every wrong field at once and previews the draft.
 func SplashDraft(in *SplashInput) (link.SplashPage, []error) {
-	p := newSplash(0)
-	var errs []error
-	if in.Name == nil {
-		errs = append(errs, BadRequest("name", "required"))
-	}
-	for _, step := range in.steps() {
-		if err := step(&p); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return p, errs
+	return draft(newSplash(0), in.Name != nil, in.steps())
 }
 
 // newSplash is a splash page of user with the defaults of an add.

@@ -40,11 +40,7 @@ func (s *Server) overlayKind() *vpKind {
 		},
 		list: func(ctx context.Context, userID int64, limit, offset int) ([]vpRecord, int, error) {
 			os, total, err := s.store.ListOverlays(ctx, userID, limit, offset)
-			out := make([]vpRecord, 0, len(os))
-			for i := range os {
-				out = append(out, overlayRecord(&os[i]))
-			}
-			return out, total, err
+			return vpRecords(os, total, err, overlayRecord)
 		},
 		load: func(ctx context.Context, userID, id int64) (vpRecord, error) {
 			o, err := s.store.OverlayByID(ctx, userID, id)

@@ -26,11 +26,7 @@ func (s *Server) splashKind() *vpKind {
 		},
 		list: func(ctx context.Context, userID int64, limit, offset int) ([]vpRecord, int, error) {
 			ps, total, err := s.store.ListSplashPages(ctx, userID, limit, offset)
-			out := make([]vpRecord, 0, len(ps))
-			for i := range ps {
-				out = append(out, splashRecord(&ps[i]))
-			}
-			return out, total, err
+			return vpRecords(ps, total, err, splashRecord)
 		},
 		load: func(ctx context.Context, userID, id int64) (vpRecord, error) {
 			p, err := s.store.SplashPageByID(ctx, userID, id)

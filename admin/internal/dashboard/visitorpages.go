@@ -60,6 +60,15 @@ type vpRecord struct {
 	Values  map[string]string
 }
 
+// vpRecords are the records of a list page.
+func vpRecords[T any](items []T, total int, err error, of func(*T) vpRecord) ([]vpRecord, int, error) {
+	out := make([]vpRecord, 0, len(items))
+	for i := range items {
+		out = append(out, of(&items[i]))
+	}
+	return out, total, err
+}
+
 func (s *Server) visitorPageRoutes(mux *http.ServeMux, k *vpKind) {
 	s.route(mux, "GET "+k.Path, s.signedIn(s.vpList(k)))
 	s.route(mux, "GET "+k.Path+"/new", s.signedIn(s.vpNew(k)))
