@@ -13,7 +13,6 @@ import (
 	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/clicks"
 	"kurz/edge/internal/listen"
-	"kurz/edge/internal/pages"
 	"kurz/edge/internal/server"
 	"kurz/shared/chstore"
 	"kurz/shared/click"
@@ -21,6 +20,7 @@ import (
 	"kurz/shared/config"
 	"kurz/shared/geoip"
 	"kurz/shared/pgstore"
+	"kurz/shared/visitorpage"
 )
 
 // serve runs the edge until ctx ends: start in dependency order, stop in
@@ -92,7 +92,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err := cat.ReloadDomains(ctx); err != nil {
 		return err
 	}
-	pg, err := pages.New()
+	pg, err := visitorpage.New()
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ if [ "$mode" = screenshots ]; then
 	mkdir -p "$KURZ_SCREENSHOT_DIR"
 	rm -f "$KURZ_SCREENSHOT_DIR"/*.png
 	echo "== dashboard screenshots into $KURZ_SCREENSHOT_DIR"
-	go test -count=1 -run '^(TestScreenshots|TestStatsScreenshots|TestScreenshotsLinkForm|TestScreenshotsQR|TestScreenshotsPixels|TestScreenshotsCampaigns|TestScreenshotsChannels|TestScreenshotsDomains|TestBrowserLoginThrottled|TestBrowserEndToEndEdge)$' ./admin/internal/dashboard/
+	go test -count=1 -run '^(TestScreenshots|TestStatsScreenshots|TestScreenshotsLinkForm|TestScreenshotsQR|TestScreenshotsPixels|TestScreenshotsCampaigns|TestScreenshotsChannels|TestScreenshotsDomains|TestScreenshotsVisitorPages|TestScreenshotsQREdit|TestScreenshotsDomainEdit|TestBrowserLoginThrottled|TestBrowserEndToEndEdge)$' ./admin/internal/dashboard/
 	ls "$KURZ_SCREENSHOT_DIR"
 	exit
 fi

@@ -201,32 +201,42 @@ func (s *Server) updateDomain(w http.ResponseWriter, r *http.Request, u *link.Us
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
+	if err := s.UpdateDomain(r.Context(), u, id, &in); err != nil {
+		return err
+	}
+	return Message(w, "domain updated")
+}
+
+// UpdateDomain checks in as PUT /api/domain/:id/update does and changes
+// the sent redirects of the user's domain id ("" removes one). The
+// address never changes. Another user's or an unknown id is a 404 error.
+func (s *Server) UpdateDomain(ctx context.Context, u *link.User, id int64, in *DomainInput) error {
 	if in.Domain != nil {
 		return BadRequest("domain", "cannot be changed; add a new domain and delete this one")
 	}
 	if in.RedirectRoot == nil && in.Redirect404 == nil {
 		return BadRequest("redirectroot", "send redirectroot and/or redirect404")
 	}
-	d, err := s.store.DomainByID(r.Context(), u.ID, id)
+	d, err := s.store.DomainByID(ctx, u.ID, id)
 	if errors.Is(err, link.ErrNotFound) {
 		return NotFound("domain")
 	}
 	if err != nil {
 		return err
 	}
-	if err := checkRedirects(d.Host, &in); err != nil {
+	if err := checkRedirects(d.Host, in); err != nil {
 		return err
 	}
-	if err := s.refuseRedirectLoop(r.Context(), u.ID, withRedirects(d, &in), &in); err != nil {
+	if err := s.refuseRedirectLoop(ctx, u.ID, withRedirects(d, in), in); err != nil {
 		return err
 	}
-	if err := s.store.UpdateDomain(r.Context(), u.ID, id, in.RedirectRoot, in.Redirect404); err != nil {
+	if err := s.store.UpdateDomain(ctx, u.ID, id, in.RedirectRoot, in.Redirect404); err != nil {
 		if errors.Is(err, link.ErrNotFound) {
 			return NotFound("domain")
 		}
 		return err
 	}
-	return Message(w, "domain updated")
+	return nil
 }
 
 func (s *Server) deleteDomain(w http.ResponseWriter, r *http.Request, u *link.User) error {

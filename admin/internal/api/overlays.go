@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -75,53 +76,116 @@ func optionalColor(field, s string) (string, error) {
 	return c, nil
 }
 
-// apply validates the sent fields and copies them onto o.
-func (in *overlayIn) apply(o *link.Overlay) error {
-	var err error
-	if in.Name != nil {
-		if o.Name, err = checkName(*in.Name); err != nil {
+// OverlayInput is the body of POST /api/overlay/add and of the update.
+// The dashboard's overlay form fills one too, so both go through
+// AddOverlay and UpdateOverlay: one validation, one write path.
+type OverlayInput = overlayIn
+
+// apply validates the sent fields and copies them onto o, stopping at the
+// first refusal.
+func (in *overlayIn) apply(o *link.Overlay) error { return applySteps(o, in.steps()) }
+
+// OverlayDraft applies in to a new overlay field by field, as AddOverlay
+// does: the fields that pass are applied, the refusals of the others are
+// returned (each naming its field). The dashboard marks every wrong field
+// at once (the API answers the first only) and previews the draft.
+func OverlayDraft(in *OverlayInput) (link.Overlay, []error) {
+	return draft(newOverlay(0), in.Name != nil, in.steps())
+}
+
+// newOverlay is an overlay of user with the defaults of an add.
+func newOverlay(userID int64) link.Overlay {
+	return link.Overlay{UserID: userID, Type: link.OverlayTypes[0], Position: link.DefaultOverlayPosition}
+}
+
+// steps are the checks and copies of the sent fields, one per field.
+func (in *overlayIn) steps() []func(*link.Overlay) error {
+	return []func(*link.Overlay) error{
+		func(o *link.Overlay) (err error) {
+			if in.Name != nil {
+				o.Name, err = checkName(*in.Name)
+			}
+			return err
+		},
+		func(o *link.Overlay) error {
+			if in.Type != nil {
+				if !slices.Contains(link.OverlayTypes, *in.Type) {
+					return BadRequest("type", "must be one of: "+strings.Join(link.OverlayTypes, ", "))
+				}
+				o.Type = *in.Type
+			}
+			return nil
+		},
+		func(o *link.Overlay) error {
+			return setText(&o.Message, in.Message, "message", link.MaxMessageLen, true)
+		},
+		func(o *link.Overlay) error {
+			return setText(&o.ButtonText, in.ButtonText, "button_text", link.MaxButtonTextLen, false)
+		},
+		func(o *link.Overlay) (err error) {
+			if in.ButtonURL != nil {
+				o.ButtonURL, err = optionalURL("button_url", *in.ButtonURL)
+			}
+			return err
+		},
+		func(o *link.Overlay) (err error) {
+			if in.Background != nil {
+				o.Background, err = optionalColor("background", *in.Background)
+			}
+			return err
+		},
+		func(o *link.Overlay) (err error) {
+			if in.Color != nil {
+				o.Color, err = optionalColor("color", *in.Color)
+			}
+			return err
+		},
+		func(o *link.Overlay) error {
+			if in.Position != nil {
+				if !slices.Contains(link.OverlayPositions, *in.Position) {
+					return BadRequest("position", "must be one of: "+strings.Join(link.OverlayPositions, ", "))
+				}
+				o.Position = *in.Position
+			}
+			return nil
+		},
+	}
+}
+
+// applySteps runs a record's field steps on rec up to the first refusal.
+func applySteps[T any](rec *T, steps []func(*T) error) error {
+	for _, step := range steps {
+		if err := step(rec); err != nil {
 			return err
 		}
 	}
-	if in.Type != nil {
-		if !slices.Contains(link.OverlayTypes, *in.Type) {
-			return BadRequest("type", "must be one of: "+strings.Join(link.OverlayTypes, ", "))
-		}
-		o.Type = *in.Type
+	return nil
+}
+
+// draft runs every field step on rec, collecting the refusals; a record
+// whose add requires a name and got none is refused on it too.
+func draft[T any](rec T, named bool, steps []func(*T) error) (T, []error) {
+	var errs []error
+	if !named {
+		errs = append(errs, BadRequest("name", "required"))
 	}
-	if in.Message != nil {
-		if err := checkText("message", *in.Message, link.MaxMessageLen, true); err != nil {
-			return err
-		}
-		o.Message = *in.Message
-	}
-	if in.ButtonText != nil {
-		if err := checkText("button_text", *in.ButtonText, link.MaxButtonTextLen, false); err != nil {
-			return err
-		}
-		o.ButtonText = *in.ButtonText
-	}
-	if in.ButtonURL != nil {
-		if o.ButtonURL, err = optionalURL("button_url", *in.ButtonURL); err != nil {
-			return err
+	for _, step := range steps {
+		if err := step(&rec); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	if in.Background != nil {
-		if o.Background, err = optionalColor("background", *in.Background); err != nil {
-			return err
-		}
+	return rec, errs
+}
+
+// setText checks a sent text field and copies it to dst; nil keeps dst.
+func setText(dst, sent *string, field string, max int, multiline bool) error {
+	if sent == nil {
+		return nil
 	}
-	if in.Color != nil {
-		if o.Color, err = optionalColor("color", *in.Color); err != nil {
-			return err
-		}
+	if err := checkText(field, *sent, max, multiline); err != nil {
+		return err
 	}
-	if in.Position != nil {
-		if !slices.Contains(link.OverlayPositions, *in.Position) {
-			return BadRequest("position", "must be one of: "+strings.Join(link.OverlayPositions, ", "))
-		}
-		o.Position = *in.Position
-	}
+	*dst = *sent
 	return nil
 }
 
@@ -130,18 +194,24 @@ func (s *Server) addOverlay(w http.ResponseWriter, r *http.Request, u *link.User
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	if in.Name == nil {
-		return BadRequest("name", "required")
-	}
-	o := link.Overlay{UserID: u.ID, Type: link.OverlayTypes[0], Position: link.DefaultOverlayPosition}
-	if err := in.apply(&o); err != nil {
-		return err
-	}
-	id, err := s.store.CreateOverlay(r.Context(), o)
+	id, err := s.AddOverlay(r.Context(), u, &in)
 	if err != nil {
 		return err
 	}
 	return OK(w, map[string]any{"id": id})
+}
+
+// AddOverlay checks in as POST /api/overlay/add does and stores the
+// overlay; it returns the new id.
+func (s *Server) AddOverlay(ctx context.Context, u *link.User, in *OverlayInput) (int64, error) {
+	if in.Name == nil {
+		return 0, BadRequest("name", "required")
+	}
+	o := newOverlay(u.ID)
+	if err := in.apply(&o); err != nil {
+		return 0, err
+	}
+	return s.store.CreateOverlay(ctx, o)
 }
 
 func (s *Server) updateOverlay(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -153,14 +223,21 @@ func (s *Server) updateOverlay(w http.ResponseWriter, r *http.Request, u *link.U
 	if err := Decode(w, r, &in); err != nil {
 		return err
 	}
-	err = s.store.UpdateOverlay(r.Context(), u.ID, id, in.apply)
-	if errors.Is(err, link.ErrNotFound) {
-		return NotFound("overlay")
-	}
-	if err != nil {
+	if err := s.UpdateOverlay(r.Context(), u, id, &in); err != nil {
 		return err
 	}
 	return Message(w, "overlay updated")
+}
+
+// UpdateOverlay checks in as PUT /api/overlay/:id/update does and changes
+// the sent fields of the user's overlay id, in one transaction. Another
+// user's or an unknown id is a 404 error.
+func (s *Server) UpdateOverlay(ctx context.Context, u *link.User, id int64, in *OverlayInput) error {
+	err := s.store.UpdateOverlay(ctx, u.ID, id, in.apply)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("overlay")
+	}
+	return err
 }
 
 func (s *Server) deleteOverlay(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -168,12 +245,18 @@ func (s *Server) deleteOverlay(w http.ResponseWriter, r *http.Request, u *link.U
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteOverlay(r.Context(), u.ID, id)
-	if errors.Is(err, link.ErrNotFound) {
-		return NotFound("overlay")
-	}
-	if err != nil {
+	if err := s.DeleteOverlay(r.Context(), u, id); err != nil {
 		return err
 	}
 	return Message(w, "overlay deleted")
+}
+
+// DeleteOverlay deletes the user's overlay id as DELETE
+// /api/overlay/:id/delete does; links showing it become direct links.
+func (s *Server) DeleteOverlay(ctx context.Context, u *link.User, id int64) error {
+	err := s.store.DeleteOverlay(ctx, u.ID, id)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("overlay")
+	}
+	return err
 }

@@ -305,18 +305,32 @@ func (s *Server) updateQR(w http.ResponseWriter, r *http.Request, u *link.User) 
 	if err := in.decode(w, r); err != nil {
 		return err
 	}
+	if err := s.UpdateQR(r.Context(), u, cur, &in); err != nil {
+		return err
+	}
+	return Message(w, "qr code updated")
+}
+
+// UpdateQR checks in as PUT /api/qr/:id/update does and changes the sent
+// fields of cur, the caller's QR code (loaded by the caller as its own):
+// name, data (of its type, which never changes), colours and logo ("" =
+// none; fetched as on add). Deleted meanwhile is a 404 error.
+func (s *Server) UpdateQR(ctx context.Context, u *link.User, cur *link.QR, in *QRInput) error {
 	if in.Type != nil {
 		return BadRequest("type", "cannot be changed; create a new QR code")
 	}
-	var content qrcode.Content
-	var data json.RawMessage
+	var (
+		content qrcode.Content
+		data    json.RawMessage
+		err     error
+	)
 	if in.Data != nil {
 		// The type never changes, so validating against the loaded record
 		// stays valid inside the transaction.
 		if content, data, err = qrData(cur.Type, in.Data); err != nil {
 			return err
 		}
-		if err := s.refuseQRLoop(r.Context(), u.ID, cur.Code, content.TargetURL); err != nil {
+		if err := s.refuseQRLoop(ctx, u.ID, cur.Code, content.TargetURL); err != nil {
 			return err
 		}
 	}
@@ -340,11 +354,11 @@ func (s *Server) updateQR(w http.ResponseWriter, r *http.Request, u *link.User) 
 	}
 	var logo []byte
 	if in.Logo != nil {
-		if logo, err = s.qrLogo(r.Context(), *in.Logo); err != nil {
+		if logo, err = s.qrLogo(ctx, *in.Logo); err != nil {
 			return err
 		}
 	}
-	err = s.store.UpdateQR(r.Context(), u.ID, cur.ID, func(q *link.QR) error {
+	err = s.store.UpdateQR(ctx, u.ID, cur.ID, func(q *link.QR) error {
 		if in.Name != nil {
 			q.Name = name
 		}
@@ -369,13 +383,10 @@ func (s *Server) updateQR(w http.ResponseWriter, r *http.Request, u *link.User) 
 		}
 		return qrInvalid(qrcode.CheckFit(q.Content, q.HasLogo))
 	})
-	if errors.Is(err, link.ErrNotFound) { // deleted since ownQR
+	if errors.Is(err, link.ErrNotFound) { // deleted since it was loaded
 		return NotFound("qr code")
 	}
-	if err != nil {
-		return err
-	}
-	return Message(w, "qr code updated")
+	return err
 }
 
 func (s *Server) deleteQR(w http.ResponseWriter, r *http.Request, u *link.User) error {
@@ -383,13 +394,20 @@ func (s *Server) deleteQR(w http.ResponseWriter, r *http.Request, u *link.User) 
 	if !ok {
 		return NotFound("qr code")
 	}
-	if err := s.store.DeleteQR(r.Context(), u.ID, id); err != nil {
-		if errors.Is(err, link.ErrNotFound) {
-			return NotFound("qr code")
-		}
+	if err := s.DeleteQR(r.Context(), u, id); err != nil {
 		return err
 	}
 	return Message(w, "qr code deleted")
+}
+
+// DeleteQR deletes the user's QR code id as DELETE /api/qr/:id/delete
+// does: its scans stop working, printed copies included.
+func (s *Server) DeleteQR(ctx context.Context, u *link.User, id int64) error {
+	err := s.store.DeleteQR(ctx, u.ID, id)
+	if errors.Is(err, link.ErrNotFound) {
+		return NotFound("qr code")
+	}
+	return err
 }
 
 // qrColours applies the sent colours (nil: keep cur; "": the default) to

@@ -7,6 +7,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"kurz/admin/internal/api"
+	"kurz/shared/link"
 )
 
 // TestCSRFRefused: every state-changing request without the token of its
@@ -16,6 +19,19 @@ func TestCSRFRefused(t *testing.T) {
 	e := newEnv(t)
 	ann := e.user("ann")
 	l := e.link(ann, map[string]string{"url": "https://example.com/keep"})
+	ctx := context.Background()
+	ov, err := e.api.AddOverlay(ctx, ann, &api.OverlayInput{Name: ptr("keep")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := e.api.AddSplash(ctx, ann, &api.SplashInput{Name: ptr("keep")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, err := e.api.AddDomain(ctx, ann, domainIn("https://go.example.com", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := e.client()
 	c.signIn("ann")
 	good := c.token("/links")
@@ -49,6 +65,13 @@ func TestCSRFRefused(t *testing.T) {
 		{"/account/password", url.Values{"current": {testPassword}, "new": {"evil password 1"}, "confirm": {"evil password 1"}}},
 		{"/account/key", url.Values{}},
 		{"/logout", url.Values{}},
+		{"/overlays/new", url.Values{"name": {"evil"}}},
+		{fmt.Sprintf("/overlays/%d/edit", ov), url.Values{"name": {"evil"}}},
+		{fmt.Sprintf("/overlays/%d/delete", ov), url.Values{}},
+		{"/splash/new", url.Values{"name": {"evil"}, "counter": {"1"}}},
+		{fmt.Sprintf("/splash/%d/edit", sp), url.Values{"name": {"evil"}, "counter": {"1"}}},
+		{fmt.Sprintf("/splash/%d/delete", sp), url.Values{}},
+		{fmt.Sprintf("/domains/%d/edit", dom), url.Values{"redirectroot": {"https://evil.example/"}}},
 	}
 	for _, f := range forged {
 		for _, p := range posts {
@@ -72,6 +95,18 @@ func TestCSRFRefused(t *testing.T) {
 	}
 	if n, _ := e.store.CountLinks(context.Background(), ann.ID); n != 1 {
 		t.Errorf("%d links after forged requests", n)
+	}
+	if o, err := e.store.OverlayByID(ctx, ann.ID, ov); err != nil || o.Name != "keep" {
+		t.Errorf("overlay after forged requests: %+v %v", o, err)
+	}
+	if p, err := e.store.SplashPageByID(ctx, ann.ID, sp); err != nil || p.Name != "keep" {
+		t.Errorf("splash page after forged requests: %+v %v", p, err)
+	}
+	if d, err := e.store.DomainByID(ctx, ann.ID, dom); err != nil || d.RedirectRoot != "" {
+		t.Errorf("domain after forged requests: %+v %v", d, err)
+	}
+	if n := len(e.overlaysOf(ann.ID)); n != 1 {
+		t.Errorf("%d overlays after forged requests", n)
 	}
 	if u, _, err := e.store.LoginUser(context.Background(), "ann@example.com"); err != nil || u.ID != ann.ID {
 		t.Errorf("email changed by a forged request: %v", err)
@@ -97,4 +132,14 @@ func TestCSRFRefused(t *testing.T) {
 	if n, _ := e.store.CountLinks(context.Background(), ann.ID); n != 0 {
 		t.Errorf("%d links after the delete", n)
 	}
+}
+
+// overlaysOf are the user's overlays.
+func (e *env) overlaysOf(userID int64) []link.Overlay {
+	e.t.Helper()
+	os, _, err := e.store.ListOverlays(context.Background(), userID, 100, 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return os
 }

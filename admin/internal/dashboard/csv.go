@@ -18,18 +18,24 @@ func (s *Server) statsCSV(w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
+	return s.writeStatsCSV(w, r, "kurz-"+strconv.FormatInt(l.ID, 10), l.ID, s.linkReads())
+}
+
+// writeStatsCSV writes the CSV of subject id's range, named prefix and
+// the range.
+func (s *Server) writeStatsCSV(w http.ResponseWriter, r *http.Request, prefix string, id int64, reads statsReads) error {
 	q, err := parseStatsQuery(r.URL.Query(), time.Now())
 	if err != nil {
 		return err
 	}
-	rg, up, err := s.api.LinkRange(r.Context(), l.ID, q.from, q.to, q.iv)
+	rg, up, err := reads.rng(r.Context(), id, q.from, q.to, q.iv)
 	if err != nil {
 		return err
 	}
 	if !up {
 		return errUnavailable
 	}
-	name := "kurz-" + strconv.FormatInt(l.ID, 10) + "-" + q.from.Format(time.DateOnly) + "-" + q.to.Format(time.DateOnly) + "-" + string(q.iv) + ".csv"
+	name := prefix + "-" + q.from.Format(time.DateOnly) + "-" + q.to.Format(time.DateOnly) + "-" + string(q.iv) + ".csv"
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	cw := csv.NewWriter(w)

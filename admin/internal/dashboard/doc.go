@@ -4,15 +4,18 @@
 // filters, QR thumbnails served by the edge, bulk delete) with its create,
 // edit and delete forms, and each link's statistics (server-rendered SVG chart and world
 // map, breakdowns, CSV; stats.go, reading through the API server's stats
-// reads like the rest), QR codes, campaigns, channels, pixels and branded
-// domains. It is served by the admin process under
+// reads like the rest), QR codes (with their scans), campaigns, channels,
+// pixels, branded domains, and splash pages and overlays with a live
+// preview of the visitor's page (the edge's own rendering, shared/
+// visitorpage, in a sandboxed frame: visitorpreview.go). It is served by the admin process under
 // "/" of KURZ_ADMIN_ADDR (the API keeps /api), and alone on
 // KURZ_DASHBOARD_ADDR when that is set.
 //
 // It adds no second implementation of any rule: every write goes through
 // the API server's own functions (api.Server.AddLink, UpdateLink, AddQR,
-// AddPixel, AddCampaign, AddChannel, AddDomain and their updates and
-// deletes, DeleteLinks, Register, UpdateAccount, its password hashing cap and its
+// AddPixel, AddCampaign, AddChannel, AddDomain, AddOverlay, AddSplash and
+// their updates and deletes, DeleteLinks, Register, UpdateAccount, its
+// password hashing cap and its
 // rate-limit counters), so a form and a JSON request are refused for the same reasons
 // with the same messages, which the pages show next to the field named in
 // them.

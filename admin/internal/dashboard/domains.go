@@ -72,8 +72,9 @@ func (s *Server) domainsPage(w http.ResponseWriter, r *http.Request, c *call) er
 }
 
 type domainFormData struct {
-	Form *form
-	DNS  dnsAdvice
+	Form   *form
+	DNS    dnsAdvice
+	Domain *domainRow // the edited domain; nil on the add form
 }
 
 var domainFormFields = []string{"domain", "redirectroot", "redirect404"}
@@ -112,6 +113,44 @@ func (s *Server) ownDomain(r *http.Request, c *call) (link.Domain, error) {
 		return link.Domain{}, errNotFound
 	}
 	return s.store.DomainByID(r.Context(), c.user.ID, id)
+}
+
+func (s *Server) editDomainPage(w http.ResponseWriter, r *http.Request, c *call) error {
+	d, err := s.ownDomain(r, c)
+	if err != nil {
+		return err
+	}
+	f := newForm()
+	f.Values["redirectroot"], f.Values["redirect404"] = d.RedirectRoot, d.Redirect404
+	return s.showDomainEdit(w, r, c, f, &d)
+}
+
+func (s *Server) showDomainEdit(w http.ResponseWriter, r *http.Request, c *call, f *form, d *link.Domain) error {
+	row := domainRowOf(d)
+	s.render(w, r, c, f.Status, "domainform", "Redirects of "+row.Host, domainFormData{Form: f, DNS: s.dnsAdvice(), Domain: &row})
+	return nil
+}
+
+// saveDomain changes the redirects through api.Server.UpdateDomain (what
+// PUT /api/domain/:id/update calls): both are sent, so an emptied one is
+// removed; the address never changes.
+func (s *Server) saveDomain(w http.ResponseWriter, r *http.Request, c *call) error {
+	d, err := s.ownDomain(r, c)
+	if err != nil {
+		return err
+	}
+	f := readForm(r, "redirectroot", "redirect404")
+	root, nf := strings.TrimSpace(f.Val("redirectroot")), strings.TrimSpace(f.Val("redirect404"))
+	err = s.api.UpdateDomain(r.Context(), c.user, d.ID, &api.DomainInput{RedirectRoot: &root, Redirect404: &nf})
+	if err == nil {
+		s.setFlash(w, c, flash{Kind: flashOK, Text: "Redirects of " + d.Domain + " saved."})
+		http.Redirect(w, r, "/domains", http.StatusSeeOther)
+		return nil
+	}
+	if !f.refuse(err, domainFields) {
+		return err
+	}
+	return s.showDomainEdit(w, r, c, f, &d)
 }
 
 type domainDeleteData struct {

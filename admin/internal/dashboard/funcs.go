@@ -17,6 +17,7 @@ func templateFuncs(a *assets) template.FuncMap {
 		"number":  number,
 		"counted": counted,
 		"count":   func(n uint64) string { return number(int(n)) },
+		"prefix":  strings.HasPrefix,
 	}
 }
 

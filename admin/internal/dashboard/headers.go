@@ -12,7 +12,7 @@ import (
 // it, and no framing at all. Pages are personal: never cached. No page
 // sends a Referer (the reset page's URL holds a token).
 func setPageHeaders(h http.Header, nonce string) {
-	h.Set("Content-Security-Policy", pageCSP(nonce, nil))
+	h.Set("Content-Security-Policy", pageCSP(nonce, nil, ""))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -21,21 +21,22 @@ func setPageHeaders(h http.Header, nonce string) {
 }
 
 // pageCSP is the pages' policy; imgOrigins are more origins images may
-// come from (scheme://host[:port], checked by the caller).
-func pageCSP(nonce string, imgOrigins []string) string {
+// come from (scheme://host[:port], checked by the caller) and extra more
+// directives (allowPreviewFrame).
+func pageCSP(nonce string, imgOrigins []string, extra string) string {
 	img := "'self' data:"
 	for _, o := range imgOrigins {
 		img += " " + o
 	}
 	return "default-src 'none'; script-src 'nonce-" + nonce + "'; style-src 'self'; " +
-		"img-src " + img + "; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+		"img-src " + img + "; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'" + extra
 }
 
 // allowImages widens this response's policy to images from origins (the
 // link table's QR thumbnails, served by the edge).
 func allowImages(h http.Header, nonce string, origins []string) {
 	if len(origins) > 0 {
-		h.Set("Content-Security-Policy", pageCSP(nonce, origins))
+		h.Set("Content-Security-Policy", pageCSP(nonce, origins, ""))
 	}
 }
 

@@ -87,11 +87,14 @@ func qrTypeLabel(typ string) string {
 	return typ
 }
 
-// qrFormData is the create page's.
+// qrFormData is the create and edit page's.
 type qrFormData struct {
 	Form    *form
 	Types   []qrTypeView
 	Preview *qrPreview
+	Edit    bool
+	Action  string // the edit form's address
+	HasLogo bool   // the edited code has a logo
 }
 
 // qrPreview is the preview image, or why there is none.
@@ -284,16 +287,15 @@ func (s *Server) deleteQRPage(w http.ResponseWriter, r *http.Request, c *call) e
 	return nil
 }
 
-// deleteQR deletes as DELETE /api/qr/:id does (the store's one call).
+// deleteQR deletes through api.Server.DeleteQR, what DELETE /api/qr/:id
+// calls.
 func (s *Server) deleteQR(w http.ResponseWriter, r *http.Request, c *call) error {
 	q, err := s.ownQR(r, c)
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteQR(r.Context(), c.user.ID, q.ID); errors.Is(err, link.ErrNotFound) {
-		return errNotFound // deleted by a concurrent request
-	} else if err != nil {
-		return err
+	if err := s.api.DeleteQR(r.Context(), c.user, q.ID); err != nil {
+		return err // deleted by a concurrent request: the API's 404, the 404 page
 	}
 	s.setFlash(w, c, flash{Kind: flashOK, Text: "QR code “" + q.Name + "” deleted. Printed copies no longer work."})
 	http.Redirect(w, r, "/qr", http.StatusSeeOther)

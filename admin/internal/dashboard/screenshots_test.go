@@ -35,6 +35,13 @@ func shoot(t *testing.T, tab *browsertest.Tab, step string) {
 		if over := browsertest.Eval[float64](tab, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
 			t.Errorf("%s at %s px: the page is %v px wider than the screen", step, w.name, over)
 		}
+		if browsertest.Eval[bool](tab, `!!document.querySelector("iframe")`) {
+			// Chromium paints out-of-process frames (the sandboxed previews)
+			// only inside the viewport: make it the whole page.
+			h := int64(browsertest.Eval[float64](tab, `document.documentElement.scrollHeight`))
+			tab.Viewport(w.w, max(h, w.h))
+			time.Sleep(time.Second)
+		}
 		tab.Screenshot(step + "-" + w.name)
 	}
 	tab.Viewport(1440, 900)

@@ -14,6 +14,7 @@ import (
 	"kurz/shared/config"
 	"kurz/shared/pgstore"
 	"kurz/shared/secret"
+	"kurz/shared/visitorpage"
 )
 
 // Deps is what the dashboard needs from main.
@@ -34,6 +35,7 @@ type Server struct {
 	proxies *clientip.Resolver
 	pages   *pages
 	assets  *assets
+	visitor *visitorpage.Pages // the edge's pages, for previews
 	keys    keys
 	// dummyHash is verified for sign-ins of unknown accounts, so they take
 	// as long as wrong passwords of real ones.
@@ -60,6 +62,9 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	if s.pages, err = loadPages(s.assets); err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	if s.visitor, err = visitorpage.New(); err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	if s.dummyHash, err = secret.HashPassword("kurz dashboard: no such account"); err != nil {
@@ -97,6 +102,10 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "GET /qr/new", s.signedIn(s.newQRPage))
 	s.route(mux, "POST /qr/new", s.signedIn(s.createQR))
 	s.route(mux, "POST /qr/preview", s.signedIn(s.qrPreviewFragment))
+	s.route(mux, "GET /qr/{id}/edit", s.signedIn(s.editQRPage))
+	s.route(mux, "POST /qr/{id}/edit", s.signedIn(s.saveQR))
+	s.route(mux, "GET /qr/{id}/stats", s.signedIn(s.qrStatsPage))
+	s.route(mux, "GET /qr/{id}/stats.csv", s.signedIn(s.qrStatsCSV))
 	s.route(mux, "GET /qr/{id}/delete", s.signedIn(s.deleteQRPage))
 	s.route(mux, "POST /qr/{id}/delete", s.signedIn(s.deleteQR))
 	s.route(mux, "GET /qr/{id}/{file}", s.signedIn(s.qrImage))
@@ -127,8 +136,13 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "GET /domains", s.signedIn(s.domainsPage))
 	s.route(mux, "GET /domains/new", s.signedIn(s.newDomainPage))
 	s.route(mux, "POST /domains/new", s.signedIn(s.createDomain))
+	s.route(mux, "GET /domains/{id}/edit", s.signedIn(s.editDomainPage))
+	s.route(mux, "POST /domains/{id}/edit", s.signedIn(s.saveDomain))
 	s.route(mux, "GET /domains/{id}/delete", s.signedIn(s.deleteDomainPage))
 	s.route(mux, "POST /domains/{id}/delete", s.signedIn(s.deleteDomain))
+	s.visitorPageRoutes(mux, s.overlayKind())
+	s.visitorPageRoutes(mux, s.splashKind())
+	mux.HandleFunc("GET "+previewDestinationPath, s.previewDestination)
 	s.route(mux, "POST /links/preview", s.signedIn(s.previewFragment))
 	s.route(mux, "GET /links/{id}/edit", s.signedIn(s.editLinkPage))
 	s.route(mux, "POST /links/{id}/edit", s.signedIn(s.saveLink))

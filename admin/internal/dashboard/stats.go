@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -88,22 +89,57 @@ type countList struct {
 	Rows     []countRow
 }
 
+// statsSubject is what a statistics page counts the visits of: a link
+// (clicks) or a QR code (scans).
+type statsSubject struct {
+	Path      string // "/links/7": the page is Path+"/stats", the CSV Path+"/stats.csv"
+	Name      string // the headline: the short URL's text, the code's name
+	Address   string // the short URL to open, "" for none
+	Target    string // where a visit goes, what a scan gives
+	EditURL   string
+	EditLabel string
+	Counted   string // "Clicks", "Scans"
+	Title     string // the page's title; "Statistics of " and Name when empty
+}
+
+// statsReads are the API server's reads of one kind of subject.
+type statsReads struct {
+	rng       func(ctx context.Context, id int64, from, to time.Time, iv stats.Interval) (*stats.Range, bool, error)
+	summary   func(ctx context.Context, id int64) (*stats.Summary, stats.Freshness, bool, error)
+	countries func(ctx context.Context, id int64, from, to time.Time) ([]stats.Count, bool, error)
+	visits    func(ctx context.Context, id int64, from, to time.Time) (stats.RangeVisits, bool, error)
+	social    func(categories map[string]uint64) uint64
+}
+
+// linkReads are what GET /api/url/:id and its chart extension read.
+func (s *Server) linkReads() statsReads {
+	return statsReads{s.api.LinkRange, s.api.LinkSummary, s.api.LinkCountries, s.api.LinkVisits, api.LinkSocialCount}
+}
+
+// qrReads are the same reads of a QR code's scans (GET /api/qr/:id).
+func (s *Server) qrReads() statsReads {
+	return statsReads{s.api.QRRange, s.api.QRSummary, s.api.QRCountries, s.api.QRVisits, api.QRSocialCount}
+}
+
 // statsData is the statistics page's.
 type statsData struct {
-	Link     linkRow
+	Subject  statsSubject
 	From, To string
 	Interval string
 	Up       bool // false: ClickHouse cannot be read now
-	Range    *stats.Range
-	AllTime  *stats.Summary
-	Visits   stats.RangeVisits // devices, bots, previews, prefetches of the range
-	Fresh    string            // "HH:MM:SS UTC" (with the date when not today)
-	Lagging  bool              // some edge reports clicks not yet counted
-	Chart    chart             // wide
-	Narrow   chart             // for phones
-	Social   uint64
-	Map      worldMap
-	CSVURL   string
+	// NotCounted: the subject's visits never reach the service (a QR code
+	// holding its content itself); no numbers are read.
+	NotCounted string
+	Range      *stats.Range
+	AllTime    *stats.Summary
+	Visits     stats.RangeVisits // devices, bots, previews, prefetches of the range
+	Fresh      string            // "HH:MM:SS UTC" (with the date when not today)
+	Lagging    bool              // some edge reports clicks not yet counted
+	Chart      chart             // wide
+	Narrow     chart             // for phones
+	Social     uint64
+	Map        worldMap
+	CSVURL     string
 
 	Countries, Referrers, Browsers, OS, Devices, Sources countList
 }
@@ -113,23 +149,38 @@ func (s *Server) statsPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
+	row := s.rowOf(l)
+	subject := statsSubject{Path: "/links/" + strconv.FormatInt(l.ID, 10), Name: row.ShortText, Address: row.Short,
+		Target: l.LongURL, EditLabel: "Edit link", Counted: "Clicks"}
+	return s.showStats(w, r, c, subject, l.ID, s.linkReads())
+}
+
+// showStats renders the statistics page of subject id over the query's
+// range.
+func (s *Server) showStats(w http.ResponseWriter, r *http.Request, c *call, subject statsSubject, id int64, reads statsReads) error {
 	q, err := parseStatsQuery(r.URL.Query(), time.Now())
 	if err != nil {
 		return err
 	}
-	d := statsData{Link: s.rowOf(l), From: q.from.Format(time.DateOnly), To: q.to.Format(time.DateOnly),
-		Interval: string(q.iv), CSVURL: "/links/" + strconv.FormatInt(l.ID, 10) + "/stats.csv?" + q.values().Encode()}
-	if err := s.readStats(r, l.ID, q, &d); err != nil {
+	if subject.EditURL == "" {
+		subject.EditURL = subject.Path + "/edit"
+	}
+	d := statsData{Subject: subject, From: q.from.Format(time.DateOnly), To: q.to.Format(time.DateOnly),
+		Interval: string(q.iv), CSVURL: subject.Path + "/stats.csv?" + q.values().Encode()}
+	if err := s.readStats(r, id, q, &d, reads); err != nil {
 		return err
 	}
-	s.render(w, r, c, http.StatusOK, "stats", "Statistics of "+d.Link.ShortText, d)
+	if subject.Title == "" {
+		subject.Title = "Statistics of " + subject.Name
+	}
+	s.render(w, r, c, http.StatusOK, "stats", subject.Title, d)
 	return nil
 }
 
 // readStats fills d's numbers; d.Up stays false when ClickHouse is down.
 // The reads are independent: side by side, the page waits for the
 // slowest, not their sum.
-func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData) error {
+func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData, reads statsReads) error {
 	var (
 		rg                 *stats.Range
 		sum                *stats.Summary
@@ -140,19 +191,19 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 	)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
-		rg, upR, err = s.api.LinkRange(ctx, id, q.from, q.to, q.iv)
+		rg, upR, err = reads.rng(ctx, id, q.from, q.to, q.iv)
 		return err
 	})
 	g.Go(func() (err error) {
-		sum, fresh, upS, err = s.api.LinkSummary(ctx, id)
+		sum, fresh, upS, err = reads.summary(ctx, id)
 		return err
 	})
 	g.Go(func() (err error) {
-		countries, upC, err = s.api.LinkCountries(ctx, id, q.from, q.to)
+		countries, upC, err = reads.countries(ctx, id, q.from, q.to)
 		return err
 	})
 	g.Go(func() (err error) {
-		visits, upV, err = s.api.LinkVisits(ctx, id, q.from, q.to)
+		visits, upV, err = reads.visits(ctx, id, q.from, q.to)
 		return err
 	})
 	if err := g.Wait(); err != nil || !upR || !upS || !upC || !upV {
@@ -163,7 +214,7 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 	d.Lagging = fresh.LagMs > 0
 	d.Chart = buildChart(rg.Series, q.iv, wideChart, "chart-wide")
 	d.Narrow = buildChart(rg.Series, q.iv, narrowChart, "chart-narrow")
-	d.Social = api.LinkSocialCount(rg.Categories)
+	d.Social = reads.social(rg.Categories)
 	d.Map = buildWorldMap(countries)
 	d.Countries = countList{"countries", "Country", countRows(rg.Countries, true)}
 	d.Referrers = countList{"referrers", "Referrer", countRows(rg.Referrers, false)}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/pages"
 	"kurz/shared/link"
+	"kurz/shared/visitorpage"
 )
 
 // rotations holds the rotators' counters by campaign id. They live outside
@@ -84,9 +84,9 @@ func (s *Server) campaignList(ctx *fasthttp.RequestCtx) {
 		s.notFoundRoute(ctx)
 		return
 	}
-	d := &pages.CampaignPage{Name: camp.Name, Owner: camp.Username, More: camp.More}
+	d := &visitorpage.CampaignPage{Name: camp.Name, Owner: camp.Username, More: camp.More}
 	for _, l := range camp.Links {
-		d.Links = append(d.Links, pages.CampaignLink{
+		d.Links = append(d.Links, visitorpage.CampaignLink{
 			Title: l.Title, Alias: l.Alias, Description: l.Description,
 			ShortURL: s.campaignShortURL(l),
 		})

@@ -15,12 +15,12 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"kurz/edge/internal/catalog"
-	"kurz/edge/internal/pages"
 	"kurz/shared/click"
 	"kurz/shared/clientip"
 	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
 	"kurz/shared/secret"
+	"kurz/shared/visitorpage"
 )
 
 const testBase = "http://kurz.test"
@@ -80,7 +80,7 @@ func newEnvOn(t testing.TB, store *pgstore.Store, dsn string, opts ...envOption)
 		t.Fatal(err)
 	}
 	t.Cleanup(cat.Close)
-	pg, err := pages.New()
+	pg, err := visitorpage.New()
 	if err != nil {
 		t.Fatal(err)
 	}

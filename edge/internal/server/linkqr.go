@@ -6,8 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"kurz/edge/internal/pages"
 	"kurz/shared/qrcode"
+	"kurz/shared/visitorpage"
 )
 
 // A link's own QR image: {shorturl}/qr, /qr.svg, /qr.png, /qr/{size},
@@ -47,7 +47,7 @@ func (s *Server) linkQR(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if l.ExpiredAt(requestTime(ctx).UnixNano()) {
-		s.page(ctx, &pages.GonePage{HomeURL: s.homeURL()})
+		s.page(ctx, &visitorpage.GonePage{HomeURL: s.homeURL()})
 		return
 	}
 	content := s.shortURL(ctx, l)

@@ -10,8 +10,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"kurz/edge/internal/catalog"
-	"kurz/edge/internal/pages"
 	"kurz/shared/secret"
+	"kurz/shared/visitorpage"
 )
 
 // Password-protected links.
@@ -68,7 +68,7 @@ func (s *Server) passwordForm(ctx *fasthttp.RequestCtx, l *catalog.Link, retryAf
 			retryAfter = retrySeconds(wait)
 		}
 	}
-	s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), RetryAfter: retryAfter})
+	s.page(ctx, &visitorpage.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), RetryAfter: retryAfter})
 }
 
 // checkPassword handles the form's POST.
@@ -79,7 +79,7 @@ func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 	// given back.
 	ticket, wait, busy := s.passwords.admit(s.clientIP(ctx), l.ID, now)
 	if wait > 0 {
-		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Busy: busy, RetryAfter: retrySeconds(wait)})
+		s.page(ctx, &visitorpage.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Busy: busy, RetryAfter: retrySeconds(wait)})
 		return
 	}
 	pw := ctx.PostArgs().Peek("password")
@@ -89,11 +89,11 @@ func (s *Server) checkPassword(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 	ok, busy := s.verify(l.PasswordHash, string(pw))
 	if busy {
 		s.passwords.unchecked(ticket)
-		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Busy: true, RetryAfter: 5})
+		s.page(ctx, &visitorpage.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Busy: true, RetryAfter: 5})
 		return
 	}
 	if !ok {
-		s.page(ctx, &pages.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Wrong: true})
+		s.page(ctx, &visitorpage.PasswordPage{Title: l.MetaTitle, Alias: l.Alias(), Wrong: true})
 		return
 	}
 	s.passwords.refund(ticket)

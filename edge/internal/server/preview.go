@@ -6,7 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"kurz/edge/internal/catalog"
-	"kurz/edge/internal/pages"
+	"kurz/shared/visitorpage"
 )
 
 // previewSlots is the size of the rendered-preview cache: enough for the
@@ -36,7 +36,7 @@ type previewEntry struct {
 	link    *catalog.Link
 	tls     bool
 	status  int
-	headers []pages.Header
+	headers []visitorpage.Header
 	body    []byte
 	used    atomic.Bool // hit since the last colliding miss
 }
@@ -69,7 +69,7 @@ func (s *Server) preview(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 		writePage(ctx, e.status, e.headers, e.body)
 		return
 	}
-	d := &pages.PreviewPage{
+	d := &visitorpage.PreviewPage{
 		Title: l.MetaTitle, Description: l.MetaDescription, Image: l.MetaImage,
 		URL: s.shortURL(ctx, l), Destination: l.Dest(),
 	}

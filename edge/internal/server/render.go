@@ -7,13 +7,13 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"kurz/edge/internal/catalog"
-	"kurz/edge/internal/pages"
+	"kurz/shared/visitorpage"
 )
 
 // page writes d with its status and headers (security headers and CSP
 // included). Rendering goes to a pooled buffer first, so a failed render
 // becomes a clean 500 instead of half a page.
-func (s *Server) page(ctx *fasthttp.RequestCtx, d pages.Data) {
+func (s *Server) page(ctx *fasthttp.RequestCtx, d visitorpage.Data) {
 	buf := locationPool.Get()
 	defer locationPool.Put(buf)
 	buf.Reset()
@@ -25,7 +25,7 @@ func (s *Server) page(ctx *fasthttp.RequestCtx, d pages.Data) {
 }
 
 // writePage sets a rendered page's status, headers and body (none for HEAD).
-func writePage(ctx *fasthttp.RequestCtx, status int, headers []pages.Header, body []byte) {
+func writePage(ctx *fasthttp.RequestCtx, status int, headers []visitorpage.Header, body []byte) {
 	ctx.SetStatusCode(status)
 	for _, h := range headers {
 		ctx.Response.Header.Set(h.Name, h.Value)
@@ -61,11 +61,11 @@ func (s *Server) linkNotFound(ctx *fasthttp.RequestCtx, dom *catalog.Domain) {
 		s.plainRedirect(ctx, dom.Redirect404)
 		return
 	}
-	s.page(ctx, &pages.NotFoundPage{HomeURL: s.homeURL()})
+	s.page(ctx, &visitorpage.NotFoundPage{HomeURL: s.homeURL()})
 }
 
 func (s *Server) notFoundRoute(ctx *fasthttp.RequestCtx) {
-	s.page(ctx, &pages.NotFoundPage{HomeURL: s.homeURL()})
+	s.page(ctx, &visitorpage.NotFoundPage{HomeURL: s.homeURL()})
 }
 
 // expired: the domain's redirect404 when set, else 410.
@@ -74,11 +74,11 @@ func (s *Server) expired(ctx *fasthttp.RequestCtx, l *catalog.Link) {
 		s.plainRedirect(ctx, l.Redirect404)
 		return
 	}
-	s.page(ctx, &pages.GonePage{HomeURL: s.homeURL()})
+	s.page(ctx, &visitorpage.GonePage{HomeURL: s.homeURL()})
 }
 
 func (s *Server) unavailable(ctx *fasthttp.RequestCtx) {
-	s.page(ctx, &pages.UnavailablePage{RetryAfter: 5})
+	s.page(ctx, &visitorpage.UnavailablePage{RetryAfter: 5})
 }
 
 // loadFailed answers 503 for a link, campaign or QR code the catalog could
@@ -86,7 +86,7 @@ func (s *Server) unavailable(ctx *fasthttp.RequestCtx) {
 // loads waiting, answered at once), else as unavailable.
 func (s *Server) loadFailed(ctx *fasthttp.RequestCtx, err error) {
 	if errors.Is(err, catalog.ErrBusy) {
-		s.page(ctx, &pages.UnavailablePage{RetryAfter: 1})
+		s.page(ctx, &visitorpage.UnavailablePage{RetryAfter: 1})
 		return
 	}
 	s.unavailable(ctx)
@@ -109,7 +109,7 @@ func (s *Server) root(ctx *fasthttp.RequestCtx) {
 	if dom != nil {
 		host = dom.Host
 	}
-	s.page(ctx, &pages.LandingPage{Host: host})
+	s.page(ctx, &visitorpage.LandingPage{Host: host})
 }
 
 // shortURL is the public address of l.
@@ -135,11 +135,11 @@ func withVisitorQuery(ctx *fasthttp.RequestCtx, dest string) string {
 }
 
 func (s *Server) framePage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
-	s.page(ctx, &pages.FramePage{Title: l.MetaTitle, Destination: withVisitorQuery(ctx, dest)})
+	s.page(ctx, &visitorpage.FramePage{Title: l.MetaTitle, Destination: withVisitorQuery(ctx, dest)})
 }
 
 func (s *Server) splashPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
-	d := &pages.SplashPage{Destination: withVisitorQuery(ctx, dest), Counter: 5}
+	d := &visitorpage.SplashPage{Destination: withVisitorQuery(ctx, dest), Counter: 5}
 	if sp := l.Splash; sp != nil {
 		d.Counter, d.Title, d.Message, d.Image, d.Link = sp.Counter, sp.Title, sp.Message, sp.Image, sp.Link
 	}
@@ -147,7 +147,7 @@ func (s *Server) splashPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest stri
 }
 
 func (s *Server) overlayPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
-	d := &pages.OverlayPage{Title: l.MetaTitle, Destination: withVisitorQuery(ctx, dest)}
+	d := &visitorpage.OverlayPage{Title: l.MetaTitle, Destination: withVisitorQuery(ctx, dest)}
 	if o := l.Overlay; o != nil {
 		d.Message, d.ButtonText, d.ButtonURL = o.Message, o.ButtonText, o.ButtonURL
 		d.Background, d.Color, d.Position = o.Background, o.Color, o.Position
@@ -156,11 +156,11 @@ func (s *Server) overlayPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest str
 }
 
 func (s *Server) pixelPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest string) {
-	px := make([]pages.Pixel, len(l.Pixels))
+	px := make([]visitorpage.Pixel, len(l.Pixels))
 	for i, p := range l.Pixels {
-		px[i] = pages.Pixel{Type: p.Type, Tag: p.Tag}
+		px[i] = visitorpage.Pixel{Type: p.Type, Tag: p.Tag}
 	}
-	s.page(ctx, &pages.PixelPage{Destination: withVisitorQuery(ctx, dest), Pixels: px})
+	s.page(ctx, &visitorpage.PixelPage{Destination: withVisitorQuery(ctx, dest), Pixels: px})
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

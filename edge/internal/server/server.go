@@ -24,10 +24,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"kurz/edge/internal/catalog"
-	"kurz/edge/internal/pages"
 	"kurz/shared/chstore"
 	"kurz/shared/click"
 	"kurz/shared/clientip"
+	"kurz/shared/visitorpage"
 )
 
 // Config wires a Server.
@@ -36,7 +36,7 @@ type Config struct {
 	// Catalog is everything the edge caches of PostgreSQL: links,
 	// domains, campaigns, QR codes.
 	Catalog *catalog.Catalog
-	Pages   *pages.Pages
+	Pages   *visitorpage.Pages
 	// BaseURL is the default short domain's scheme://host (KURZ_BASE_URL).
 	BaseURL  string
 	Resolver *clientip.Resolver
@@ -76,7 +76,7 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	cat      *catalog.Catalog
-	pages    *pages.Pages
+	pages    *visitorpage.Pages
 	resolver *clientip.Resolver
 	router   *router.Router
 	hits     sync.Pool // *click.Hit scratch records: keeps the hand-off allocation-free

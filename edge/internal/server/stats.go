@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"kurz/edge/internal/catalog"
-	"kurz/edge/internal/pages"
 	"kurz/shared/chstore"
+	"kurz/shared/visitorpage"
 )
 
 // The public stats page of a link: {shorturl}+, for links whose status is
@@ -136,12 +136,12 @@ func (s *Server) statsPage(ctx *fasthttp.RequestCtx, alias []byte) {
 		return
 	}
 	if l.ExpiredAt(requestTime(ctx).UnixNano()) {
-		s.page(ctx, &pages.GonePage{HomeURL: s.homeURL()})
+		s.page(ctx, &visitorpage.GonePage{HomeURL: s.homeURL()})
 		return
 	}
 	sum, err := s.stats.get(l.ID)
 	if err != nil {
-		s.page(ctx, &pages.StatsUnavailablePage{RetryAfter: statsRetryAfter})
+		s.page(ctx, &visitorpage.StatsUnavailablePage{RetryAfter: statsRetryAfter})
 		return
 	}
 	s.page(ctx, s.statsData(ctx, l, sum))
@@ -150,8 +150,8 @@ func (s *Server) statsPage(ctx *fasthttp.RequestCtx, alias []byte) {
 // statsData is the page of l's summary. The destination is shown (the
 // owner made the link public), except for password-protected links,
 // whose password guards exactly that.
-func (s *Server) statsData(ctx *fasthttp.RequestCtx, l *catalog.Link, sum *chstore.Summary) *pages.StatsPage {
-	d := &pages.StatsPage{
+func (s *Server) statsData(ctx *fasthttp.RequestCtx, l *catalog.Link, sum *chstore.Summary) *visitorpage.StatsPage {
+	d := &visitorpage.StatsPage{
 		Title: l.MetaTitle, Alias: l.Alias(), ShortURL: s.shortURL(ctx, l),
 		Clicks: sum.Clicks, UniqueClicks: sum.UniqueClicks,
 		Countries: statsCounts(sum.Countries), Referrers: statsCounts(sum.Referrers),
@@ -164,10 +164,10 @@ func (s *Server) statsData(ctx *fasthttp.RequestCtx, l *catalog.Link, sum *chsto
 	return d
 }
 
-func statsCounts(cs []chstore.Count) []pages.StatsCount {
-	out := make([]pages.StatsCount, len(cs))
+func statsCounts(cs []chstore.Count) []visitorpage.StatsCount {
+	out := make([]visitorpage.StatsCount, len(cs))
 	for i, c := range cs {
-		out[i] = pages.StatsCount{Name: c.Name, N: c.N}
+		out[i] = visitorpage.StatsCount{Name: c.Name, N: c.N}
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package pages
+package visitorpage
 
 import (
 	"regexp"
@@ -202,5 +202,28 @@ func TestOverlayCSPHashesColourBlock(t *testing.T) {
 	b := header(p.Headers(&OverlayPage{Destination: "https://d.test/", Background: "#FFFFFF"}), "Content-Security-Policy")
 	if a == b {
 		t.Fatal("overlay CSP does not depend on the colours")
+	}
+}
+
+// The dashboard's previews: the same policy, framable by the same origin
+// only, sandboxed; the edge's own headers are unchanged by the call.
+func TestEmbedHeaders(t *testing.T) {
+	p := newPages(t)
+	for _, d := range []Data{&OverlayPage{Destination: "https://dest.test/", Background: "#010203"}, &SplashPage{Destination: "https://dest.test/"}} {
+		edge := header(p.Headers(d), "Content-Security-Policy")
+		hs := p.EmbedHeaders(d)
+		csp := header(hs, "Content-Security-Policy")
+		if want := strings.TrimSuffix(edge, "; frame-ancestors 'none'") + "; frame-ancestors 'self'; sandbox allow-scripts"; csp != want {
+			t.Errorf("%T: CSP %q, want %q", d, csp, want)
+		}
+		if got := header(hs, "X-Frame-Options"); got != "SAMEORIGIN" {
+			t.Errorf("%T: X-Frame-Options %q", d, got)
+		}
+		if got := header(p.Headers(d), "X-Frame-Options"); got != "DENY" || header(p.Headers(d), "Content-Security-Policy") != edge {
+			t.Errorf("%T: the edge's headers changed: %q", d, got)
+		}
+		if len(hs) != len(p.Headers(d)) {
+			t.Errorf("%T: %d headers, the edge sends %d", d, len(hs), len(p.Headers(d)))
+		}
 	}
 }

@@ -1,4 +1,6 @@
-package pages
+package visitorpage
+
+import "strings"
 
 // Header names and values shared by every page.
 const (
@@ -96,4 +98,24 @@ func withExtra(hs []Header, h Header) []Header {
 	out := make([]Header, len(hs), len(hs)+1)
 	copy(out, hs)
 	return append(out, h)
+}
+
+// EmbedHeaders are d's headers for a preview framed by a page of the
+// serving origin (the dashboard's forms): the same policy, except that
+// framing by the same origin is allowed (frame-ancestors 'self',
+// X-Frame-Options SAMEORIGIN) and the page is sandboxed (CSP sandbox
+// with scripts only), so it runs in an opaque origin with no access to
+// the framing page, cannot navigate it, open windows or submit forms,
+// also when opened on its own.
+func (p *Pages) EmbedHeaders(d Data) []Header {
+	out := append([]Header(nil), p.Headers(d)...)
+	for i := range out {
+		switch out[i].Name {
+		case "X-Frame-Options":
+			out[i].Value = "SAMEORIGIN"
+		case "Content-Security-Policy":
+			out[i].Value = strings.TrimSuffix(out[i].Value, cspTail) + embedTail
+		}
+	}
+	return out
 }

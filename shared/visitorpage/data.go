@@ -1,4 +1,4 @@
-package pages
+package visitorpage
 
 import (
 	"html/template"
@@ -231,17 +231,18 @@ func (*StatsUnavailablePage) kind() kind {
 	return kindMessage
 }
 
-// Default overlay colours, used when a stored colour is not #RRGGBB.
+// Default overlay colours, used when a stored colour is not #RRGGBB (the
+// dashboard's overlay form starts from them).
 const (
-	defaultOverlayBackground = "#1F2328"
-	defaultOverlayColor      = "#FFFFFF"
+	DefaultOverlayBackground = "#1F2328"
+	DefaultOverlayColor      = "#FFFFFF"
 )
 
 // overlayCSS is the only dynamic style text: built from validated hex
 // colours alone, and hashed into the page's CSP.
 func overlayCSS(d *OverlayPage) string {
-	bg := hexColor(d.Background, defaultOverlayBackground)
-	fg := hexColor(d.Color, defaultOverlayColor)
+	bg := hexColor(d.Background, DefaultOverlayBackground)
+	fg := hexColor(d.Color, DefaultOverlayColor)
 	return ".ov{background:" + bg + ";color:" + fg + "}.ov-btn{background:" + fg + ";color:" + bg + "}"
 }
 

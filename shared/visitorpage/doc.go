@@ -1,7 +1,10 @@
-// Package pages renders every HTML page the edge serves: the error and
-// landing pages, the password form, the social preview for crawlers, the
-// frame, splash, overlay and pixel interstitials, the public campaign
-// list and a public link's stats page.
+// Package visitorpage renders every HTML page a visitor of a short link
+// sees: the error and landing pages, the password form, the social
+// preview for crawlers, the frame, splash, overlay and pixel
+// interstitials, the public campaign list and a public link's stats page.
+// The edge serves them; the admin's dashboard renders the splash and
+// overlay pages too, as live previews of its forms (EmbedHeaders), so a
+// preview is the edge's own page, not a copy of it.
 //
 // Templates (templates/*.html) and the inline CSS and scripts (assets/) are
 // embedded and parsed once by New. Render is pure: it validates the page data
@@ -19,4 +22,4 @@
 // no script), it navigates the top window to the destination. The only
 // dynamic style block, the overlay's colours, is built from validated hex
 // colours and hashed per render.
-package pages
+package visitorpage

@@ -1,4 +1,4 @@
-package pages
+package visitorpage
 
 import (
 	"crypto/sha256"
@@ -16,6 +16,9 @@ func hashSource(s string) string {
 // cspTail closes every policy: no <base> rewriting and no framing of our
 // pages by anyone (clickjacking on the password form, overlay spoofing).
 const cspTail = "; base-uri 'none'; frame-ancestors 'none'"
+
+// embedTail replaces cspTail in EmbedHeaders.
+const embedTail = "; base-uri 'none'; frame-ancestors 'self'; sandbox allow-scripts"
 
 // policies holds the hash sources of the embedded inline assets.
 type policies struct {
