@@ -83,15 +83,26 @@ const dimsTotalFrom = `click_dims_total WHERE kind = ? AND target_id = ? AND dim
 
 const dimsTail = ` GROUP BY dim, name HAVING n > 0 ORDER BY dim, n DESC, name LIMIT 1000 BY dim`
 
+// rangeDimsWhere selects one target's human clicks of a range: kind, id,
+// from, end (Unix seconds).
+const rangeDimsWhere = ` WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human' GROUP BY value`
+
 // rangeDimsFrom breaks a date range down by dimension. There is no per-day
 // dimension aggregate (it would double the insert cost, see 0004), so it
 // reads the raw table within its primary-key range (kind, target_id, ts):
-// the cost is the range's clicks, not the link's.
-const rangeDimsFrom = `(SELECT d.1 AS dim, d.2 AS value, count() AS hits FROM clicks
-	ARRAY JOIN [('country', country), ('referrer', referrer_host), ('browser', browser), ('os', os),
-		('category', toString(referrer_category))] AS d
-	WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human'
-	GROUP BY dim, value)`
+// the cost is the range's clicks, not the link's. One GROUP BY per
+// dimension over its own column, joined by UNION ALL, instead of an ARRAY
+// JOIN of all five into (dim, value) rows: 45% less time for a 200k-click
+// range in eight alternated runs on 18.16 (median 0.15 against 0.27 s on a
+// loaded machine). Its arguments are rangeDimsWhere's, once per branch
+// (rangeDimsBranches).
+const rangeDimsFrom = `(SELECT 'country' AS dim, country AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
+	UNION ALL SELECT 'referrer' AS dim, referrer_host AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
+	UNION ALL SELECT 'browser' AS dim, browser AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
+	UNION ALL SELECT 'os' AS dim, os AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
+	UNION ALL SELECT 'category' AS dim, toString(referrer_category) AS value, count() AS hits FROM clicks` + rangeDimsWhere + `)`
+
+const rangeDimsBranches = 5
 
 // ReadSummary returns the all-time stats of the link (click.KindLink) or QR
 // code (click.KindQR) with id. An id nobody visited has all zeros. A
@@ -130,7 +141,11 @@ func ReadRangeBreakdown(ctx context.Context, conn driver.Conn, kind click.Kind, 
 	if err != nil {
 		return Breakdown{}, err
 	}
-	return breakdown(ctx, conn, rangeDimsFrom, kn, uint64(id), from.Unix(), end.Unix())
+	args := make([]any, 0, 4*rangeDimsBranches)
+	for range rangeDimsBranches {
+		args = append(args, kn, uint64(id), from.Unix(), end.Unix())
+	}
+	return breakdown(ctx, conn, rangeDimsFrom, args...)
 }
 
 // breakdown runs the dims query over from (table plus WHERE) with args.

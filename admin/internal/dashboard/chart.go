@@ -35,7 +35,8 @@ type chart struct {
 	Unique  string // polyline points
 	YTicks  []chartTick
 	XLabels []chartTick
-	Empty   bool // no click in the range
+	Empty   bool   // no click in the range
+	Noun    string // what the bars count: "clicks", "scans"
 }
 
 // Bottom is the y of the x labels; Right the end of the grid lines.

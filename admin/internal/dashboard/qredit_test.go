@@ -243,7 +243,10 @@ func TestQRStatsPage(t *testing.T) {
 			t.Errorf("%s = %q, want %q", id, got, want)
 		}
 	}
-	for _, s := range []string{"Scans by day", "Unique scans", "https://example.com/menu", "France", html.EscapeString("Menu <b>link</b>"),
+	if text := tagText.ReplaceAllString(page.body, " "); strings.Contains(strings.ToLower(text), "click") {
+		t.Errorf("a QR code's page speaks of clicks: %q", text)
+	}
+	for _, s := range []string{"Scans by day", "Unique scans", "Scans by country", `<th scope="col" class="num">Scans</th>`, "https://example.com/menu", "France", html.EscapeString("Menu <b>link</b>"),
 		fmt.Sprintf(`action="/qr/%d/stats"`, lq.ID), fmt.Sprintf(`href="/qr/%d/edit"`, lq.ID)} {
 		if !strings.Contains(page.body, s) {
 			t.Errorf("page lacks %q", s)

@@ -86,6 +86,7 @@ type countRow struct {
 // heading and its rows.
 type countList struct {
 	ID, What string
+	Counted  string // the number column's heading: "Clicks", "Scans"
 	Rows     []countRow
 }
 
@@ -101,6 +102,12 @@ type statsSubject struct {
 	Counted   string // "Clicks", "Scans"
 	Title     string // the page's title; "Statistics of " and Name when empty
 }
+
+// Noun is what the page counts, in the text: "clicks", "scans".
+func (s statsSubject) Noun() string { return strings.ToLower(s.Counted) }
+
+// One is one of them: "click", "scan".
+func (s statsSubject) One() string { return strings.TrimSuffix(s.Noun(), "s") }
 
 // statsReads are the API server's reads of one kind of subject.
 type statsReads struct {
@@ -214,14 +221,15 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 	d.Lagging = fresh.LagMs > 0
 	d.Chart = buildChart(rg.Series, q.iv, wideChart, "chart-wide")
 	d.Narrow = buildChart(rg.Series, q.iv, narrowChart, "chart-narrow")
+	d.Chart.Noun, d.Narrow.Noun = d.Subject.Noun(), d.Subject.Noun()
 	d.Social = reads.social(rg.Categories)
 	d.Map = buildWorldMap(countries)
-	d.Countries = countList{"countries", "Country", countRows(rg.Countries, true)}
-	d.Referrers = countList{"referrers", "Referrer", countRows(rg.Referrers, false)}
-	d.Browsers = countList{"browsers", "Browser", countRows(rg.Browsers, false)}
-	d.OS = countList{"os", "Operating system", countRows(rg.OS, false)}
-	d.Devices = countList{"devices", "Device", deviceRows(visits.Devices)}
-	d.Sources = countList{"sources", "Source", categoryRows(rg.Categories)}
+	d.Countries = countList{"countries", "Country", d.Subject.Counted, countRows(rg.Countries, true)}
+	d.Referrers = countList{"referrers", "Referrer", d.Subject.Counted, countRows(rg.Referrers, false)}
+	d.Browsers = countList{"browsers", "Browser", d.Subject.Counted, countRows(rg.Browsers, false)}
+	d.OS = countList{"os", "Operating system", d.Subject.Counted, countRows(rg.OS, false)}
+	d.Devices = countList{"devices", "Device", d.Subject.Counted, deviceRows(visits.Devices)}
+	d.Sources = countList{"sources", "Source", d.Subject.Counted, categoryRows(rg.Categories)}
 	return nil
 }
 
