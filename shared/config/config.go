@@ -80,6 +80,10 @@ const (
 // Load reads the configuration from the environment.
 func Load() (*Config, error) { return load(os.Getenv) }
 
+// LoadFrom reads the configuration from get instead of the environment:
+// the settings a deployment file gives a process (deploy/).
+func LoadFrom(get func(name string) string) (*Config, error) { return load(get) }
+
 func load(get func(string) string) (*Config, error) {
 	c := &Config{
 		DatabaseURL:   or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
