@@ -2,7 +2,7 @@
 # against real PostgreSQL and ClickHouse started for it.
 GO ?= go
 
-.PHONY: build run test bench gobench clean stack-down
+.PHONY: build run test lint bench gobench clean stack-down
 
 build:
 	$(GO) build -o bin/edge ./edge
@@ -14,6 +14,12 @@ run:
 
 test:
 	deploy/local/test.sh
+
+# gofmt, go vet and staticcheck (pinned, run with `go run`). Not part of
+# `make test`, which runs only the gofmt check and go vet: staticcheck's
+# first run downloads and builds it for minutes.
+lint:
+	deploy/local/lint.sh
 
 bench:
 	deploy/local/bench.sh

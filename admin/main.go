@@ -10,6 +10,8 @@
 //	admin price import FILE       load price ticks (CSV or JSON lines)
 //	admin geoip convert --v4 GeoIP.dat [--v6 GeoIPv6.dat] --out FILE.mmdb
 //	                              legacy GeoIP country files -> the edge's .mmdb
+//	admin --version               print the build
+//	admin probe URL               exit 0 when URL answers 200 (container health check)
 //
 // Configuration comes from KURZ_* environment variables (see README.md).
 package main
@@ -46,6 +48,9 @@ commands:
   geoip convert --v4 GeoIP.dat [--v6 GeoIPv6.dat] --out FILE.mmdb
                  turn legacy GeoIP country databases (Debian's geoip-database)
                  into the MaxMind DB the edge reads (KURZ_GEOIP_DB)
+  --version      print the build (module version, VCS revision, commit time)
+  probe URL      GET URL and exit 0 on a 200 answer (the container image's
+                 health check)
 `
 
 func main() {
@@ -53,6 +58,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if code, ok := obs.Builtin("admin", args, stdout, stderr); ok {
+		return code
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2

@@ -94,7 +94,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}
 	}
 	stopStart := time.Now()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), config.AdminStopTimeout)
 	defer cancel()
 	for _, hs := range servers {
 		if err := hs.Shutdown(shutdownCtx); err != nil {

@@ -55,7 +55,6 @@ type loopConn struct {
 	head             responseHead
 	haveHead         bool
 	skip             int64 // body bytes still to discard
-	keepAliveAfter   bool
 	armedForWritable bool
 }
 

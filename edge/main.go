@@ -12,15 +12,22 @@ import (
 )
 
 const usage = `usage: edge [serve]
+       edge --version
+       edge probe URL
 
-Serves short links on KURZ_EDGE_ADDR until SIGINT or SIGTERM.
+Serves short links on KURZ_EDGE_ADDR until SIGINT or SIGTERM. --version
+prints the build; probe GETs URL and exits 0 on a 200 answer (the
+container image's health check).
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
+	if code, ok := obs.Builtin("edge", args, stdout, stderr); ok {
+		return code
+	}
 	if len(args) > 1 || len(args) == 1 && args[0] != "serve" {
 		fmt.Fprint(stderr, usage)
 		return 2

@@ -156,7 +156,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	// Shutdown mirrors start-up: stop taking requests, stop the listener,
 	// drain the clicks, then close the stores (deferred).
 	phase := time.Now()
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), config.EdgeHTTPShutdown)
 	if e := hs.ShutdownWithContext(sctx); e != nil {
 		log.Warn("http shutdown", "err", e)
 	}
@@ -170,7 +170,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	log.Info("shutdown: change listener stopped", "took", time.Since(phase))
 
 	phase = time.Now()
-	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cctx, cancel := context.WithTimeout(context.Background(), config.EdgeClickDrain)
 	e := pipe.Close(cctx)
 	cancel()
 	pipeClosed = true

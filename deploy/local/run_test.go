@@ -48,7 +48,6 @@ type runEnv struct {
 	t                   *testing.T
 	dir, geoip, admin   string
 	log                 string
-	installGeoIPWorks   bool
 	installGeoIPCreates bool
 }
 

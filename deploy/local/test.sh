@@ -48,6 +48,7 @@ if [ "$mode" = gobench ]; then
 	go test -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-1s}" ./edge/...
 	exit
 fi
+deploy/local/lint.sh gofmt
 echo "== go vet"
 go vet ./...
 echo "== go test"

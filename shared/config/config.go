@@ -65,6 +65,8 @@ const (
 	DefaultDatabaseURL   = "postgres://postgres@127.0.0.1:55432/kurz?sslmode=disable"
 	DefaultClickHouseURL = "clickhouse://127.0.0.1:59000/default"
 	DefaultBaseURL       = "http://localhost:8080"
+	DefaultEdgeAddr      = ":8080"
+	DefaultAdminAddr     = ":8081"
 	// Registration modes of KURZ_REGISTRATION. Closed is the default so a
 	// fresh production install does not hand out accounts to anyone.
 	RegistrationOpen   = "open"
@@ -78,12 +80,16 @@ const (
 // Load reads the configuration from the environment.
 func Load() (*Config, error) { return load(os.Getenv) }
 
+// LoadFrom reads the configuration from get instead of the environment:
+// the settings a deployment file gives a process (deploy/).
+func LoadFrom(get func(name string) string) (*Config, error) { return load(get) }
+
 func load(get func(string) string) (*Config, error) {
 	c := &Config{
 		DatabaseURL:   or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
 		ClickHouseURL: or(get("KURZ_CLICKHOUSE_URL"), DefaultClickHouseURL),
-		EdgeAddr:      or(get("KURZ_EDGE_ADDR"), ":8080"),
-		AdminAddr:     or(get("KURZ_ADMIN_ADDR"), ":8081"),
+		EdgeAddr:      or(get("KURZ_EDGE_ADDR"), DefaultEdgeAddr),
+		AdminAddr:     or(get("KURZ_ADMIN_ADDR"), DefaultAdminAddr),
 		PriceAddr:     get("KURZ_PRICE_ADDR"),
 		DashboardAddr: strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
 		DashboardURL:  strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),

@@ -1,5 +1,7 @@
 // Package obs holds what both processes use to be observable: structured
-// logging setup and the shutdown signal context.
+// logging setup, the shutdown signal context, the health endpoints' paths
+// and the probe of the container images, and the build information
+// `--version` prints.
 package obs
 
 import (

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"net/http"
 	"slices"
+
+	"kurz/shared/obs"
 )
 
 // Route is one method and path the admin serves as API, in ServeMux
@@ -48,8 +50,8 @@ func (s *Server) keylessRoutes() []keylessRoute {
 		return keylessRoute{Route: Route{http.MethodGet, path}, pattern: "GET " + path, h: h}
 	}
 	return []keylessRoute{
-		get("/healthz", s.healthz),
-		get("/readyz", s.readyz),
+		get(obs.LivenessPath, s.healthz),
+		get(obs.ReadinessPath, s.readyz),
 		// no key yet: registration brings its own defences (register.go)
 		{Route: Route{http.MethodPost, "/api/register"}, pattern: "/api/register", h: s.registerHandler()},
 		{Route: Route{http.MethodGet, openAPIPath}, pattern: openAPIPath, h: s.openAPIHandler()},

@@ -19,6 +19,7 @@ import (
 	"kurz/shared/clientip"
 	"kurz/shared/config"
 	"kurz/shared/link"
+	"kurz/shared/obs"
 	"kurz/shared/pgstore"
 )
 
@@ -142,8 +143,8 @@ func (s *Server) adminMux(pages http.Handler) *http.ServeMux {
 // listener).
 func (s *Server) PriceHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.HandleFunc("GET "+obs.LivenessPath, s.healthz)
+	mux.HandleFunc("GET "+obs.ReadinessPath, s.readyz)
 	mux.Handle("/api/price", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/valyala/fasthttp"
 
@@ -162,5 +161,3 @@ func (s *Server) pixelPage(ctx *fasthttp.RequestCtx, l *catalog.Link, dest strin
 	}
 	s.page(ctx, &visitorpage.PixelPage{Destination: withVisitorQuery(ctx, dest), Pixels: px})
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

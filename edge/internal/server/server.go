@@ -27,6 +27,7 @@ import (
 	"kurz/shared/chstore"
 	"kurz/shared/click"
 	"kurz/shared/clientip"
+	"kurz/shared/obs"
 	"kurz/shared/visitorpage"
 )
 
@@ -167,10 +168,10 @@ func (s *Server) routes() *router.Router {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = false
-	r.GET("/healthz", s.healthz)
-	r.HEAD("/healthz", s.healthz)
-	r.GET("/readyz", s.readyz)
-	r.HEAD("/readyz", s.readyz)
+	r.GET(obs.LivenessPath, s.healthz)
+	r.HEAD(obs.LivenessPath, s.healthz)
+	r.GET(obs.ReadinessPath, s.readyz)
+	r.HEAD(obs.ReadinessPath, s.readyz)
 	r.GET("/", s.root)
 	r.HEAD("/", s.root)
 	r.GET("/r/{slug}", s.rotator)
@@ -236,7 +237,7 @@ func isAlias(b []byte) bool {
 // isRouteWord reports whether a single-segment path is one of the
 // router's own routes (reserved words are never aliases).
 func isRouteWord(b []byte) bool {
-	return string(b) == "healthz" || string(b) == "readyz"
+	return string(b) == obs.LivenessPath[1:] || string(b) == obs.ReadinessPath[1:]
 }
 
 // NewHTTPServer returns the tuned fasthttp server for s. Serve it on a
