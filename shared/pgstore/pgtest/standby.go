@@ -66,7 +66,8 @@ func NewStandby(t testing.TB) *Standby {
 	}
 	s.run(ctx, "pg_basebackup", "-h", u.Hostname(), "-p", u.Port(), "-U", "postgres",
 		"-D", s.dir, "-R", "-X", "stream", "--checkpoint=fast")
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c hot_standby=on -c fsync=off %s",
+	// log_statement=all: Statements tells which reads reached the standby.
+	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c hot_standby=on -c fsync=off -c log_statement=all %s",
 		s.port, s.dir, limits)
 	s.run(ctx, "pg_ctl", "-D", s.dir, "-l", filepath.Join(s.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start")
 	t.Cleanup(s.stop)
@@ -157,6 +158,10 @@ func (s *Standby) stop() {
 		s.t.Errorf("pgtest: stop standby: %v\n%s", err, out)
 	}
 }
+
+// Statements returns the standby's log, which holds every statement it
+// ran with its parameters: a test sees which reads reached it.
+func (s *Standby) Statements() string { return s.log() }
 
 func (s *Standby) log() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
