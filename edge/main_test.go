@@ -46,8 +46,9 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startEdge runs one edge process and waits until it is ready.
-func startEdge(t *testing.T, dsn, chDSN string) string {
+// startEdge runs one edge process and waits until it is ready; each of
+// env adds to or overrides its settings.
+func startEdge(t *testing.T, dsn, chDSN string, env ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(edgeBin, "serve")
@@ -55,6 +56,7 @@ func startEdge(t *testing.T, dsn, chDSN string) string {
 		"KURZ_DATABASE_URL="+dsn, "KURZ_CLICKHOUSE_URL="+chDSN, "KURZ_EDGE_ADDR="+addr,
 		"KURZ_BASE_URL=http://kurz.test", "KURZ_SPOOL_DIR="+filepath.Join(t.TempDir(), "spool"),
 		"KURZ_SECRET=two-edges-test-secret-0123456789abcdef", "KURZ_LOG_LEVEL=warn")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -45,6 +45,15 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	// The replica may be down at start: its probe routes every load to
+	// the primary until it answers (catalog/reads.go).
+	var replica *pgstore.Store // nil: the primary takes every read
+	if cfg.DatabaseReadURL != "" {
+		if replica, err = pgstore.Connect(ctx, cfg.DatabaseReadURL); err != nil {
+			return fmt.Errorf("read replica: %w", err)
+		}
+		defer replica.Close()
+	}
 
 	var countryOf func(netip.Addr) [2]byte
 	if cfg.GeoIPDB != "" {
@@ -84,7 +93,11 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}
 	}()
 
-	cat, err := catalog.New(store, catalog.Config{Log: log, BaseHost: cfg.BaseHost, MaxBytes: cfg.CacheMaxBytes})
+	catCfg := catalog.Config{Log: log, BaseHost: cfg.BaseHost, MaxBytes: cfg.CacheMaxBytes}
+	if replica != nil {
+		catCfg.Replica = replica
+	}
+	cat, err := catalog.New(store, catCfg)
 	if err != nil {
 		return err
 	}

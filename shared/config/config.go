@@ -17,6 +17,7 @@ import (
 // Config is the whole configuration of both processes.
 type Config struct {
 	DatabaseURL       string         // KURZ_DATABASE_URL
+	DatabaseReadURL   string         // KURZ_DATABASE_READ_URL (optional): a read replica for the edge's loads and warm-up
 	ClickHouseURL     string         // KURZ_CLICKHOUSE_URL
 	EdgeAddr          string         // KURZ_EDGE_ADDR
 	AdminAddr         string         // KURZ_ADMIN_ADDR
@@ -86,22 +87,23 @@ func LoadFrom(get func(name string) string) (*Config, error) { return load(get) 
 
 func load(get func(string) string) (*Config, error) {
 	c := &Config{
-		DatabaseURL:   or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
-		ClickHouseURL: or(get("KURZ_CLICKHOUSE_URL"), DefaultClickHouseURL),
-		EdgeAddr:      or(get("KURZ_EDGE_ADDR"), DefaultEdgeAddr),
-		AdminAddr:     or(get("KURZ_ADMIN_ADDR"), DefaultAdminAddr),
-		PriceAddr:     get("KURZ_PRICE_ADDR"),
-		DashboardAddr: strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
-		DashboardURL:  strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),
-		DomainDNS:     strings.TrimSpace(get("KURZ_DOMAIN_DNS")),
-		CountryHeader: strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
-		GeoIPDB:       get("KURZ_GEOIP_DB"),
-		SpoolDir:      or(get("KURZ_SPOOL_DIR"), ".run/spool"),
-		Secret:        or(get("KURZ_SECRET"), DevSecret),
-		Dev:           strings.TrimSpace(get("KURZ_DEV")) == "1",
-		PricePollURL:  get("KURZ_PRICE_POLL_URL"),
-		LogLevel:      or(get("KURZ_LOG_LEVEL"), "info"),
-		PprofAddr:     strings.TrimSpace(get("KURZ_PPROF_ADDR")),
+		DatabaseURL:     or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
+		DatabaseReadURL: strings.TrimSpace(get("KURZ_DATABASE_READ_URL")),
+		ClickHouseURL:   or(get("KURZ_CLICKHOUSE_URL"), DefaultClickHouseURL),
+		EdgeAddr:        or(get("KURZ_EDGE_ADDR"), DefaultEdgeAddr),
+		AdminAddr:       or(get("KURZ_ADMIN_ADDR"), DefaultAdminAddr),
+		PriceAddr:       get("KURZ_PRICE_ADDR"),
+		DashboardAddr:   strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
+		DashboardURL:    strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),
+		DomainDNS:       strings.TrimSpace(get("KURZ_DOMAIN_DNS")),
+		CountryHeader:   strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
+		GeoIPDB:         get("KURZ_GEOIP_DB"),
+		SpoolDir:        or(get("KURZ_SPOOL_DIR"), ".run/spool"),
+		Secret:          or(get("KURZ_SECRET"), DevSecret),
+		Dev:             strings.TrimSpace(get("KURZ_DEV")) == "1",
+		PricePollURL:    get("KURZ_PRICE_POLL_URL"),
+		LogLevel:        or(get("KURZ_LOG_LEVEL"), "info"),
+		PprofAddr:       strings.TrimSpace(get("KURZ_PPROF_ADDR")),
 	}
 	c.PricePollPriceField = or(get("KURZ_PRICE_POLL_PRICE_FIELD"), "price")
 	c.PricePollCurrencyField = or(get("KURZ_PRICE_POLL_CURRENCY_FIELD"), "currency")

@@ -17,6 +17,7 @@ type Var struct {
 func Variables() []Var {
 	return []Var{
 		{Name: "KURZ_DATABASE_URL", Secret: true},
+		{Name: "KURZ_DATABASE_READ_URL", Secret: true},
 		{Name: "KURZ_CLICKHOUSE_URL", Secret: true},
 		{Name: "KURZ_EDGE_ADDR"},
 		{Name: "KURZ_ADMIN_ADDR"},

@@ -25,6 +25,23 @@ type Store struct {
 
 // Open connects to dsn and checks the connection.
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	s, err := Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := s.pool.Ping(pctx); err != nil {
+		s.pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return s, nil
+}
+
+// Connect makes a pool for dsn without waiting for the server: its
+// connections are made on first use (the edge's read replica, which may
+// come up after the edge).
+func Connect(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
@@ -36,14 +53,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	s := &Store{pool: pool}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := pool.Ping(pctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("ping database: %w", err)
-	}
-	return s, nil
+	return &Store{pool: pool}, nil
 }
 
 // New wraps an existing pool (pgtest). No accessor gives the pool back:

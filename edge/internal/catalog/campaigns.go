@@ -23,8 +23,7 @@ import (
 // link.MaxCampaignListBytes), so every entry fits the cache. An entry the
 // cache refused would be loaded again on every request.
 type campaigns struct {
-	o   *objects[*campaignEntry]
-	src Source
+	o *objects[*campaignEntry]
 
 	mu   sync.Mutex
 	keys map[int64][]string // cache keys of each cached campaign
@@ -58,12 +57,12 @@ func campaignCost(e *campaignEntry) int64 {
 	return n
 }
 
-func newCampaigns(src Source, cfg Config) (*campaigns, error) {
-	o, err := newObjects("campaign", max(cfg.CampaignBytes, minCampaignBytes), cfg, campaignCost)
+func newCampaigns(rd *reads, cfg Config) (*campaigns, error) {
+	o, err := newObjects("campaign", max(cfg.CampaignBytes, minCampaignBytes), cfg, rd, campaignCost)
 	if err != nil {
 		return nil, err
 	}
-	cs := &campaigns{o: o, src: src, keys: map[int64][]string{}}
+	cs := &campaigns{o: o, keys: map[int64][]string{}}
 	o.versionKey = func(e *campaignEntry) uint64 { return uint64(e.id) }
 	o.storing = cs.index
 	return cs, nil
@@ -117,8 +116,8 @@ func (c *Catalog) RotatorCampaign(slug string) (rot *link.EdgeRotator, found boo
 	if !link.IsAliasSyntax(slug) {
 		return nil, false, nil // no slug looks like this: nothing to load or cache
 	}
-	e, found, err := c.campaigns.o.get(rotatorKey(slug), func(ctx context.Context) (*campaignEntry, error) {
-		r, err := c.src.EdgeRotatorBySlug(ctx, slug)
+	e, found, err := c.campaigns.o.get(rotatorKey(slug), func(ctx context.Context, src Source) (*campaignEntry, error) {
+		r, err := src.EdgeRotatorBySlug(ctx, slug)
 		if err != nil {
 			return nil, err
 		}
@@ -141,11 +140,11 @@ func (c *Catalog) UserCampaign(user, ref string) (camp *link.EdgeCampaign, found
 		return nil, false, nil
 	}
 	key := listKey(user, ref)
-	e, found, err := c.campaigns.o.get(key, func(ctx context.Context) (*campaignEntry, error) {
-		camp, err := c.src.EdgeCampaignOfUser(ctx, user, ref, id)
+	e, found, err := c.campaigns.o.get(key, func(ctx context.Context, src Source) (*campaignEntry, error) {
+		camp, err := src.EdgeCampaignOfUser(ctx, user, ref, id)
 		if err != nil && id > 0 && errors.Is(err, link.ErrNotFound) {
 			// A numeric slug is possible too.
-			camp, err = c.src.EdgeCampaignOfUser(ctx, user, ref, 0)
+			camp, err = src.EdgeCampaignOfUser(ctx, user, ref, 0)
 		}
 		if err != nil {
 			return nil, err

@@ -67,6 +67,10 @@ type Config struct {
 	// alias, slug or code asks the database (measurements of the old
 	// behaviour; tests of the fallback).
 	NoKeySets bool
+	// Replica, when set, is a read replica of the database Source reads:
+	// the loads of misses and the warm-up read it while it has replayed
+	// what they need (reads.go). Both must report their WAL position.
+	Replica Source
 
 	gate *loadGate // shared by every cache of one catalog (set by New)
 }
@@ -77,6 +81,7 @@ var ErrUnavailable = link.ErrUnavailable
 // Catalog owns every cache of the edge.
 type Catalog struct {
 	src       Source
+	reads     *reads
 	log       *slog.Logger
 	cfg       Config
 	links     *linkCache
@@ -118,17 +123,23 @@ func New(src Source, cfg Config) (*Catalog, error) {
 		cfg.LoadQueue = 64
 	}
 	cfg.gate = newLoadGate(cfg.MaxLoads, cfg.LoadQueue)
-	c := &Catalog{src: src, log: cfg.Log, cfg: cfg, domains: newDomainSet(cfg.BaseHost), keys: newExistence(src, cfg)}
-	var err error
-	if c.links, err = newLinkCache(src, cfg, c.keys); err != nil {
+	rd, err := newReads(src, cfg.Replica, cfg.Log)
+	if err != nil {
 		return nil, err
 	}
-	if c.campaigns, err = newCampaigns(src, cfg); err != nil {
+	c := &Catalog{src: src, reads: rd, log: cfg.Log, cfg: cfg, domains: newDomainSet(cfg.BaseHost), keys: newExistence(src, cfg)}
+	if c.links, err = newLinkCache(rd, cfg, c.keys); err != nil {
+		rd.close()
+		return nil, err
+	}
+	if c.campaigns, err = newCampaigns(rd, cfg); err != nil {
+		rd.close()
 		c.links.close()
 		return nil, err
 	}
 	c.campaigns.o.absent = c.keys.campaignAbsent
 	if c.qrScans, err = newQRCodes(c, "qr scan", qrScanBytes, c.loadQRScan, qrScanCost); err != nil {
+		rd.close()
 		c.links.close()
 		c.campaigns.close()
 		return nil, err
@@ -138,6 +149,7 @@ func New(src Source, cfg Config) (*Catalog, error) {
 
 // Close stops the caches' goroutines.
 func (c *Catalog) Close() {
+	c.reads.close()
 	c.keys.close()
 	c.links.close()
 	c.campaigns.close()

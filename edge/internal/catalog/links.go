@@ -26,7 +26,7 @@ import (
 // query per key (singleflight) and takes a turn of the load gate
 // (gate.go), which refuses loads past its queue at once.
 type linkCache struct {
-	src         Source
+	reads       *reads
 	log         *slog.Logger
 	loadTimeout time.Duration
 	negativeTTL time.Duration
@@ -38,7 +38,7 @@ type linkCache struct {
 	gate  *loadGate
 }
 
-func newLinkCache(src Source, cfg Config, keys *existence) (*linkCache, error) {
+func newLinkCache(rd *reads, cfg Config, keys *existence) (*linkCache, error) {
 	// A plain link costs ~330 bytes, so a full cache holds MaxBytes/330
 	// links; MaxBytes/256 counters is ~1.3 per link of a full cache and 4
 	// per link of 1M links in the bench's 1 GiB. ristretto suggests 10 per
@@ -59,7 +59,7 @@ func newLinkCache(src Source, cfg Config, keys *existence) (*linkCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("link cache: %w", err)
 	}
-	return &linkCache{src: src, log: cfg.Log, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, c: c,
+	return &linkCache{reads: rd, log: cfg.Log, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, c: c,
 		keys: keys, gate: cfg.gate}, nil
 }
 
@@ -115,7 +115,9 @@ func (lc *linkCache) loadOne(ctx context.Context, host, alias string) (*Link, er
 	if err := lc.gate.enter(ctx); err != nil {
 		return nil, err
 	}
-	row, err := lc.src.EdgeLinkByAlias(ctx, host, alias)
+	row, err := read(lc.reads, lc.vers.changedAt(key), func(src Source) (*link.EdgeLink, error) {
+		return src.EdgeLinkByAlias(ctx, host, alias)
+	})
 	lc.gate.leave()
 	var (
 		l    *Link

@@ -37,6 +37,7 @@ type objects[T any] struct {
 	// catalog's existence sets): answered without a load.
 	absent func(key string) bool
 	gate   *loadGate    // bounds the loads of every cache of the catalog
+	reads  *reads       // where loads read (reads.go)
 	loads  atomic.Int64 // loads run (tests)
 }
 
@@ -46,14 +47,14 @@ type entry[T any] struct {
 	v     T
 }
 
-func newObjects[T any](what string, maxCost int64, cfg Config, cost func(T) int64) (*objects[T], error) {
+func newObjects[T any](what string, maxCost int64, cfg Config, rd *reads, cost func(T) int64) (*objects[T], error) {
 	c, err := ristretto.NewCache(&ristretto.Config[string, *entry[T]]{
 		NumCounters: max(maxCost/100, 1e4), MaxCost: maxCost, BufferItems: 64, IgnoreInternalCost: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s cache: %w", what, err)
 	}
-	return &objects[T]{c: c, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, cost: cost, gate: cfg.gate}, nil
+	return &objects[T]{c: c, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, cost: cost, gate: cfg.gate, reads: rd}, nil
 }
 
 func (o *objects[T]) close() { o.c.Close() }
@@ -64,7 +65,7 @@ func keyHash(key string) uint64 { return xxhash.Sum64String(key) }
 // get returns the cached value of key, loading it on a miss. found is false
 // for an unknown key; err wraps link.ErrUnavailable when the store failed.
 // The load is bounded by the catalog's LoadTimeout, not by the request.
-func (o *objects[T]) get(key string, load func(ctx context.Context) (T, error)) (v T, found bool, err error) {
+func (o *objects[T]) get(key string, load func(ctx context.Context, src Source) (T, error)) (v T, found bool, err error) {
 	if e, ok := o.c.Get(key); ok && e.gen == o.vers.global.Load() {
 		return e.v, e.found, nil
 	}
@@ -79,7 +80,7 @@ func (o *objects[T]) get(key string, load func(ctx context.Context) (T, error)) 
 	return e.v, e.found, nil
 }
 
-func (o *objects[T]) load(key string, load func(ctx context.Context) (T, error)) (*entry[T], error) {
+func (o *objects[T]) load(key string, load func(ctx context.Context, src Source) (T, error)) (*entry[T], error) {
 	// The version key of a found value is known only once it is read
 	// (a campaign's id): check against a snapshot of all generations.
 	snap := o.vers.snapshot()
@@ -89,7 +90,9 @@ func (o *objects[T]) load(key string, load func(ctx context.Context) (T, error))
 	if err := o.gate.enter(ctx); err != nil {
 		return nil, err
 	}
-	v, err := load(ctx)
+	// The key's version is known only after the read: the replica serves
+	// it only if it has caught up with every invalidation of this cache.
+	v, err := read(o.reads, o.vers.anyChangeAt(), func(src Source) (T, error) { return load(ctx, src) })
 	o.gate.leave()
 	e := &entry[T]{gen: snap.global}
 	var (

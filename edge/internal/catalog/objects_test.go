@@ -11,13 +11,13 @@ import (
 // row must win: ristretto applies the load's Set after the Del, and found
 // entries have no TTL, so the old row would stay cached.
 func TestObjectCacheDelDuringLoadWins(t *testing.T) {
-	o, err := newObjects("test", 1<<20, Config{LoadTimeout: time.Second, NegativeTTL: time.Second}, func(string) int64 { return 1 })
+	o, err := newObjects("test", 1<<20, Config{LoadTimeout: time.Second, NegativeTTL: time.Second}, &reads{}, func(string) int64 { return 1 })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.close()
 	loads := 0
-	load := func(context.Context) (string, error) {
+	load := func(context.Context, Source) (string, error) {
 		loads++
 		if loads == 1 {
 			o.del("k") // the change commits and is notified mid-read

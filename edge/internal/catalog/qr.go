@@ -14,7 +14,7 @@ import (
 // from each, a resync everything.
 type QRCodes[T any] struct {
 	o    *objects[T]
-	load func(ctx context.Context, code string) (T, error)
+	load func(ctx context.Context, src Source, code string) (T, error)
 }
 
 // NewQRCodes adds a cache of maxBytes of QR codes loaded whole (with their
@@ -23,8 +23,8 @@ type QRCodes[T any] struct {
 // decoded logo). cost estimates the bytes a prepared value keeps alive.
 // Scans use Catalog.QRScan, which never loads a logo.
 func NewQRCodes[T any](c *Catalog, maxBytes int64, prepare func(*link.EdgeQR) T, cost func(T) int64) (*QRCodes[T], error) {
-	return newQRCodes(c, "qr", maxBytes, func(ctx context.Context, code string) (T, error) {
-		row, err := c.src.EdgeQRByCode(ctx, code)
+	return newQRCodes(c, "qr", maxBytes, func(ctx context.Context, src Source, code string) (T, error) {
+		row, err := src.EdgeQRByCode(ctx, code)
 		if err != nil {
 			var zero T
 			return zero, err
@@ -33,8 +33,8 @@ func NewQRCodes[T any](c *Catalog, maxBytes int64, prepare func(*link.EdgeQR) T,
 	}, cost)
 }
 
-func newQRCodes[T any](c *Catalog, what string, maxBytes int64, load func(context.Context, string) (T, error), cost func(T) int64) (*QRCodes[T], error) {
-	o, err := newObjects(what, maxBytes, c.cfg, cost)
+func newQRCodes[T any](c *Catalog, what string, maxBytes int64, load func(context.Context, Source, string) (T, error), cost func(T) int64) (*QRCodes[T], error) {
+	o, err := newObjects(what, maxBytes, c.cfg, c.reads, cost)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func newQRCodes[T any](c *Catalog, what string, maxBytes int64, load func(contex
 // Get returns the prepared QR code of code; found is false when there is
 // none, err wraps ErrUnavailable when the database did not answer.
 func (q *QRCodes[T]) Get(code string) (v T, found bool, err error) {
-	return q.o.get(code, func(ctx context.Context) (T, error) { return q.load(ctx, code) })
+	return q.o.get(code, func(ctx context.Context, src Source) (T, error) { return q.load(ctx, src, code) })
 }
 
 // QRScan is what a scan (/q/{code}) of a QR code needs: whom to count it
@@ -65,8 +65,8 @@ const qrScanBytes = 4 << 20
 
 func qrScanCost(s *QRScan) int64 { return int64(32 + len(s.Target)) }
 
-func (c *Catalog) loadQRScan(ctx context.Context, code string) (*QRScan, error) {
-	row, err := c.src.EdgeQRTargetByCode(ctx, code)
+func (c *Catalog) loadQRScan(ctx context.Context, src Source, code string) (*QRScan, error) {
+	row, err := src.EdgeQRTargetByCode(ctx, code)
 	if err != nil {
 		return nil, err
 	}

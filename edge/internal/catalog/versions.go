@@ -1,6 +1,9 @@
 package catalog
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // The rule every cache of the catalog keeps: a load never outlives an
 // invalidation. A load reads the database, then stores what it read; a
@@ -19,6 +22,12 @@ const stripes = 256
 type versions struct {
 	global  atomic.Uint64
 	stripes [stripes]atomic.Uint64
+	// When the key's stripe, and the whole cache (clear), were last
+	// invalidated, on the process clock (clock): a load may read a
+	// lagging replica only if the replica has replayed everything
+	// committed before then (reads.go).
+	touched [stripes]atomic.Int64
+	cleared atomic.Int64
 	// beforeSet, when set (tests only), runs in store between the check
 	// and the Set: it lets a test land an invalidation exactly there.
 	beforeSet func()
@@ -56,10 +65,47 @@ func (s *snapshot) at(key uint64) version {
 }
 
 // invalidate makes every load of key that began before it lose.
-func (v *versions) invalidate(key uint64) { v.stripes[key%stripes].Add(1) }
+func (v *versions) invalidate(key uint64) {
+	v.stripes[key%stripes].Add(1)
+	raise(&v.touched[key%stripes], clock())
+}
 
 // clear makes every load that began before it lose.
-func (v *versions) clear() { v.global.Add(1) }
+func (v *versions) clear() {
+	v.global.Add(1)
+	raise(&v.cleared, clock())
+}
+
+// changedAt is when key (or every key) was last invalidated, on clock.
+func (v *versions) changedAt(key uint64) int64 {
+	return max(v.touched[key%stripes].Load(), v.cleared.Load())
+}
+
+// anyChangeAt is when any key was last invalidated, on clock: for loads
+// that learn their version key only from what they read (objects).
+func (v *versions) anyChangeAt() int64 {
+	t := v.cleared.Load()
+	for i := range v.touched {
+		t = max(t, v.touched[i].Load())
+	}
+	return t
+}
+
+// clockStart is the origin of clock; set once, never written again.
+var clockStart = time.Now()
+
+// clock is the process's monotonic clock in nanoseconds, > 0.
+func clock() int64 { return int64(time.Since(clockStart)) + 1 }
+
+// raise stores t in a unless a already holds a later time.
+func raise(a *atomic.Int64, t int64) {
+	for {
+		old := a.Load()
+		if old >= t || a.CompareAndSwap(old, t) {
+			return
+		}
+	}
+}
 
 // clearedSince reports whether a clear happened since s was taken.
 func (v *versions) clearedSince(s *snapshot) bool { return v.global.Load() != s.global }

@@ -109,7 +109,8 @@ func (c *Catalog) warmOnce(ctx context.Context, limit int) (WarmStats, error) {
 		})
 	}
 	batch := make([]*link.EdgeLink, 0, warmBatch)
-	err := c.src.EdgeLinksRecent(ctx, limit, func(l *link.EdgeLink) bool {
+	src := c.warmSource(ctx, lc.vers.anyChangeAt())
+	err := src.EdgeLinksRecent(ctx, limit, func(l *link.EdgeLink) bool {
 		if c.warm.rowHook != nil {
 			c.warm.rowHook(l)
 		}
@@ -186,4 +187,27 @@ func (w *warmer) set(key uint64, l *Link, cost int64) bool {
 		w.lc.c.Wait()
 	}
 	return false
+}
+
+// warmReplicaWait bounds how long a warm-up waits for the replica to
+// replay the changes seen before it began, before it reads the primary.
+const warmReplicaWait = 2 * time.Second
+
+// warmSource is where a warm-up whose snapshot follows every change
+// invalidated at or before changed reads: the replica once it has caught
+// up with them (rows changed later lose against the snapshot), else the
+// primary.
+func (c *Catalog) warmSource(ctx context.Context, changed int64) Source {
+	if c.reads.replica == nil {
+		return c.src
+	}
+	deadline := time.Now().Add(warmReplicaWait)
+	for c.reads.source(changed) != c.reads.replica && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(probeInterval / 2)
+	}
+	src := c.reads.source(changed)
+	if src == c.reads.replica {
+		c.reads.replicaLoads.Add(1)
+	}
+	return src
 }
