@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -46,16 +47,24 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startEdge runs one edge process and waits until it is ready.
-func startEdge(t *testing.T, dsn, chDSN string) string {
+// startEdge runs one edge process and waits until it is ready. Its
+// metrics listener is off unless env sets KURZ_EDGE_METRICS_ADDR (the
+// default port would clash between edges); env entries win over the
+// defaults.
+func startEdge(t *testing.T, dsn, chDSN string, env ...string) string {
+	return startEdgeLogging(t, dsn, chDSN, os.Stderr, env...)
+}
+
+func startEdgeLogging(t *testing.T, dsn, chDSN string, stderr io.Writer, env ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(edgeBin, "serve")
 	cmd.Env = append(os.Environ(),
 		"KURZ_DATABASE_URL="+dsn, "KURZ_CLICKHOUSE_URL="+chDSN, "KURZ_EDGE_ADDR="+addr,
 		"KURZ_BASE_URL=http://kurz.test", "KURZ_SPOOL_DIR="+filepath.Join(t.TempDir(), "spool"),
-		"KURZ_SECRET=two-edges-test-secret-0123456789abcdef", "KURZ_LOG_LEVEL=warn")
-	cmd.Stderr = os.Stderr
+		"KURZ_SECRET=two-edges-test-secret-0123456789abcdef", "KURZ_LOG_LEVEL=warn", "KURZ_EDGE_METRICS_ADDR=")
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

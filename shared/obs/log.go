@@ -1,5 +1,7 @@
 // Package obs holds what both processes use to be observable: structured
-// logging setup and the shutdown signal context.
+// logging setup, throttled loggers for errors that repeat, the /metrics
+// listener with its scrape-time writers and lock-free histogram, and the
+// shutdown signal context.
 package obs
 
 import (
