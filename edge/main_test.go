@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"kurz/shared/chstore/chtest"
+	"kurz/shared/obs/obstest"
 	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
 )
@@ -37,15 +37,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t *testing.T) string { return obstest.FreeAddr(t) }
 
 // startEdge runs one edge process and waits until it is ready. Its
 // metrics listener is off unless env sets KURZ_EDGE_METRICS_ADDR (the

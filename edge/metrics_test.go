@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -129,17 +127,11 @@ func TestMetricsNotPublic(t *testing.T) {
 	if got := locationAt(t, addr, "/metrics"); got != "302 https://example.com/m" {
 		t.Fatalf("public /metrics: %s, want the link's redirect", got)
 	}
-	resp, err := noFollow.Get("http://" + addr + "/metrics/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if strings.Contains(string(body), "kurz_edge_") || resp.StatusCode == http.StatusOK {
-		t.Fatalf("public /metrics/: %d %q", resp.StatusCode, body)
+	if code := obstest.NoSeries(t, noFollow, "http://"+addr+"/metrics/", "kurz_edge_"); code == http.StatusOK {
+		t.Fatalf("public /metrics/: %d", code)
 	}
 	// The metrics listener serves only /metrics.
-	resp, err = noFollow.Get("http://" + maddr + "/hot")
+	resp, err := noFollow.Get("http://" + maddr + "/hot")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,11 +150,5 @@ func TestMetricsOff(t *testing.T) {
 	if got := locationAt(t, addr, "/hot"); got != "302 https://example.com/hot" {
 		t.Fatalf("/hot: %s", got)
 	}
-	out := log.String()
-	if !strings.Contains(out, `"msg":"edge serving"`) {
-		t.Fatalf("no start-up line in the log:\n%s", out)
-	}
-	if strings.Contains(out, "metrics") {
-		t.Fatalf("a metrics listener was started or tried:\n%s", out)
-	}
+	log.NoMetricsListener(t, "edge serving")
 }
