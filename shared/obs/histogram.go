@@ -44,8 +44,12 @@ func NewHistogram(bounds ...time.Duration) *Histogram {
 	return h
 }
 
-// Observe counts one duration.
+// Observe counts one duration. A nil histogram counts nothing (a
+// component built without one, as some tests do).
 func (h *Histogram) Observe(d time.Duration) {
+	if h == nil {
+		return
+	}
 	ns := int64(d)
 	i := 0
 	for i < len(h.bounds) && ns > h.bounds[i] {

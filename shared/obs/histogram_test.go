@@ -46,3 +46,8 @@ func BenchmarkHistogramObserve(b *testing.B) {
 		}
 	})
 }
+
+func TestHistogramNil(t *testing.T) {
+	var h *Histogram
+	h.Observe(time.Second) // must not panic
+}
