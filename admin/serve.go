@@ -9,12 +9,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"kurz/admin/internal/api"
 	"kurz/admin/internal/dashboard"
 	"kurz/admin/internal/price"
 	"kurz/admin/internal/stats"
 	"kurz/shared/chstore"
 	"kurz/shared/config"
+	"kurz/shared/obs"
 	"kurz/shared/pgstore"
 )
 
@@ -30,11 +33,16 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if cfg.Secret == config.DevSecret {
 		log.Warn("KURZ_SECRET is the development default (KURZ_DEV=1); set it in production")
 	}
+	// Errors that can repeat per request go through a throttled logger:
+	// one line per message and interval.
+	quiet := obs.Throttled(log, obs.LogEvery)
+	set := metrics.NewSet()
 	st, err := pgstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	registerStore(set, st)
 	ch, err := chstore.Open(ctx, cfg.ClickHouseURL)
 	if err != nil {
 		return err
@@ -45,16 +53,18 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer prices.Close()
-	stopPoller, err := startPricePoller(ctx, cfg, prices, log)
+	poller, stopPoller, err := startPricePoller(ctx, cfg, prices, log)
 	if err != nil {
 		return err
 	}
 	defer stopPoller()
+	registerPrices(set, prices, poller)
 
 	srv := api.New(api.Deps{
-		Store:  st,
-		Config: cfg,
-		Log:    log,
+		Store:   st,
+		Config:  cfg,
+		Log:     quiet,
+		Metrics: set,
 		Ready: []api.Check{
 			{Name: "postgres", Fn: st.Ping},
 			{Name: "clickhouse", Fn: ch.Ping},
@@ -62,7 +72,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		Price: prices,
 		Stats: stats.New(ch),
 	})
-	dash, err := dashboard.New(dashboard.Deps{API: srv, Store: st, Config: cfg, Log: log})
+	dash, err := dashboard.New(dashboard.Deps{API: srv, Store: st, Config: cfg, Log: quiet})
 	if err != nil {
 		return err
 	}
@@ -73,7 +83,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		servers = append(servers, newHTTPServer(cfg.PriceAddr, srv.PriceHandler(), log))
 	}
 	if cfg.DashboardAddr != "" {
-		servers = append(servers, newHTTPServer(cfg.DashboardAddr, dash.Handler(), log))
+		servers = append(servers, newHTTPServer(cfg.DashboardAddr, srv.Measured(dash.Handler()), log))
 	}
 	errc := make(chan error, len(servers))
 	for _, hs := range servers {
@@ -83,6 +93,14 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}
 		log.Info("listening", "addr", ln.Addr().String())
 		go func() { errc <- hs.Serve(ln) }()
+	}
+	// Failing to open the metrics listener is logged, not fatal (two
+	// admins on one host clash on the default port).
+	ms, err := obs.ServeMetrics(cfg.AdminMetricsAddr, set, log)
+	if err != nil {
+		log.Error("metrics listener not started", "err", err)
+	} else if ms != nil {
+		log.Info("metrics serving", "addr", ms.Addr())
 	}
 	log.Info("admin ready", "took", time.Since(start).String())
 
@@ -100,6 +118,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		if err := hs.Shutdown(shutdownCtx); err != nil {
 			log.Warn("shutdown", "addr", hs.Addr, "err", err)
 		}
+	}
+	if err := ms.Shutdown(shutdownCtx); err != nil {
+		log.Warn("shutdown", "addr", ms.Addr(), "err", err)
 	}
 	log.Info("admin stopped", "took", time.Since(stopStart).String())
 	return nil
@@ -121,25 +142,27 @@ func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
 // startPricePoller starts the upstream price poller when KURZ_PRICE_POLL_URL
 // is set; the returned stop function cancels it and waits for its round to
 // end. A bad poller configuration fails start-up rather than being ignored.
-func startPricePoller(ctx context.Context, cfg *config.Config, svc *price.Service, log *slog.Logger) (stop func(), err error) {
+// The poller is nil when none runs.
+func startPricePoller(ctx context.Context, cfg *config.Config, svc *price.Service, log *slog.Logger) (
+	p *price.Poller, stop func(), err error) {
 	if cfg.PricePollURL == "" {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	prov, err := price.NewHTTPProvider(cfg.PricePollURL, price.Fields{
 		Price: cfg.PricePollPriceField, Currency: cfg.PricePollCurrencyField, Time: cfg.PricePollTimeField,
 	}, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sink := func(ctx context.Context, ticks []pgstore.Quote) error {
 		_, err := svc.Update(ctx, ticks, price.SourcePoll)
 		return err
 	}
-	p, err := price.NewPoller(prov, sink, price.PollConfig{
+	p, err = price.NewPoller(prov, sink, price.PollConfig{
 		Symbols: cfg.PricePollSymbols, Interval: cfg.PricePollInterval, Timeout: cfg.PricePollTimeout,
-	}, log)
+	}, obs.Throttled(log, obs.LogEvery))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -147,5 +170,5 @@ func startPricePoller(ctx context.Context, cfg *config.Config, svc *price.Servic
 		defer close(done)
 		p.Run(pctx)
 	}()
-	return func() { cancel(); <-done }, nil
+	return p, func() { cancel(); <-done }, nil
 }

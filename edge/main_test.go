@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kurz/shared/chstore/chtest"
+	"kurz/shared/obs/obstest"
 	"kurz/shared/pgstore"
 	"kurz/shared/pgstore/pgtest"
 )
@@ -36,28 +37,26 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+func freeAddr(t *testing.T) string { return obstest.FreeAddr(t) }
+
+// startEdge runs one edge process and waits until it is ready. Its
+// metrics listener is off unless env sets KURZ_EDGE_METRICS_ADDR (the
+// default port would clash between edges); env entries win over the
+// defaults.
+func startEdge(t *testing.T, dsn, chDSN string, env ...string) string {
+	return startEdgeLogging(t, dsn, chDSN, os.Stderr, env...)
 }
 
-// startEdge runs one edge process and waits until it is ready; each of
-// env adds to or overrides its settings.
-func startEdge(t *testing.T, dsn, chDSN string, env ...string) string {
+func startEdgeLogging(t *testing.T, dsn, chDSN string, stderr io.Writer, env ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(edgeBin, "serve")
 	cmd.Env = append(os.Environ(),
 		"KURZ_DATABASE_URL="+dsn, "KURZ_CLICKHOUSE_URL="+chDSN, "KURZ_EDGE_ADDR="+addr,
 		"KURZ_BASE_URL=http://kurz.test", "KURZ_SPOOL_DIR="+filepath.Join(t.TempDir(), "spool"),
-		"KURZ_SECRET=two-edges-test-secret-0123456789abcdef", "KURZ_LOG_LEVEL=warn")
+		"KURZ_SECRET=two-edges-test-secret-0123456789abcdef", "KURZ_LOG_LEVEL=warn", "KURZ_EDGE_METRICS_ADDR=")
 	cmd.Env = append(cmd.Env, env...)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"kurz/edge/internal/catalog"
 	"kurz/edge/internal/clicks"
 	"kurz/edge/internal/listen"
@@ -19,6 +21,7 @@ import (
 	"kurz/shared/clientip"
 	"kurz/shared/config"
 	"kurz/shared/geoip"
+	"kurz/shared/obs"
 	"kurz/shared/pgstore"
 	"kurz/shared/visitorpage"
 )
@@ -40,6 +43,10 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}
 		defer stopPprof()
 	}
+	// Errors that can repeat per request or per batch go through a
+	// throttled logger: one line per message and interval.
+	quiet := obs.Throttled(log, obs.LogEvery)
+	set := metrics.NewSet()
 	store, err := pgstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
@@ -81,7 +88,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	}
 	pipe, err := clicks.New(clicks.Config{
 		Conn: chConn, Enricher: enr, SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes,
-		FlushInterval: cfg.ClickFlushEvery, Logger: log,
+		FlushInterval: cfg.ClickFlushEvery, Logger: quiet,
 	})
 	if err != nil {
 		return err
@@ -93,7 +100,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}
 	}()
 
-	catCfg := catalog.Config{Log: log, BaseHost: cfg.BaseHost, MaxBytes: cfg.CacheMaxBytes}
+	registerClicks(set, pipe)
+
+	catCfg := catalog.Config{Log: quiet, BaseHost: cfg.BaseHost, MaxBytes: cfg.CacheMaxBytes}
 	if replica != nil {
 		catCfg.Replica = replica
 	}
@@ -110,7 +119,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	srv, err := server.New(server.Config{
-		Log: log, Catalog: cat, Pages: pg,
+		Log: quiet, Catalog: cat, Pages: pg, Metrics: set,
 		BaseURL: cfg.BaseURL, Resolver: clientip.New(cfg.TrustedProxies),
 		CountryHeader: cfg.CountryHeader, CountryOf: countryOf,
 		Push:          pipe.TryPush,
@@ -127,9 +136,11 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer srv.Close()
+	registerCatalog(set, cat) // after server.New: its QR cache is in the catalog
 
 	lctx, stopListener := context.WithCancel(context.WithoutCancel(ctx))
-	listener := listen.New(store, cat, log)
+	listener := listen.New(store, cat, quiet)
+	registerListener(set, listener, store)
 	listenerDone := make(chan struct{})
 	go func() {
 		defer close(listenerDone)
@@ -144,6 +155,17 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}()
 	} else {
 		close(warmDone)
+	}
+
+	// The metrics listener stops last (deferred): the drain below can be
+	// watched. Failing to open it is logged, not fatal: redirects matter
+	// more than their counters (two edges on one host clash on the default).
+	ms, err := obs.ServeMetrics(cfg.EdgeMetricsAddr, set, log)
+	if err != nil {
+		log.Error("metrics listener not started", "err", err)
+	} else if ms != nil {
+		log.Info("metrics serving", "addr", ms.Addr())
+		defer stopMetrics(ms, log)
 	}
 
 	ln, err := net.Listen("tcp", cfg.EdgeAddr)
@@ -194,6 +216,15 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		return err
 	}
 	return nil
+}
+
+// stopMetrics shuts the metrics listener down, letting a scrape finish.
+func stopMetrics(ms *obs.MetricsServer, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := ms.Shutdown(ctx); err != nil {
+		log.Warn("shutdown: metrics listener", "err", err)
+	}
 }
 
 // pipelineReady fails when clicks are being lost or about to be: the

@@ -43,6 +43,8 @@ type Config struct {
 	PricePollInterval time.Duration  // KURZ_PRICE_POLL_INTERVAL
 	LogLevel          string         // KURZ_LOG_LEVEL: debug|info|warn|error
 	PprofAddr         string         // KURZ_PPROF_ADDR: loopback host:port of the edge's pprof listener ('' = off)
+	EdgeMetricsAddr   string         // KURZ_EDGE_METRICS_ADDR: the edge's /metrics listener (set and empty = off)
+	AdminMetricsAddr  string         // KURZ_ADMIN_METRICS_ADDR: the admin's /metrics listener (set and empty = off)
 	WarmLinks         int64          // KURZ_WARM_LINKS: links the edge bulk-loads at start (0 = none)
 	CORSOrigins       []string       // KURZ_CORS_ORIGINS: browser origins allowed to call the API ("*" = any)
 
@@ -76,16 +78,33 @@ const (
 	// DevSecret is the KURZ_SECRET of an unset variable. Only a development
 	// run (KURZ_DEV=1) may serve with it: see CheckSecret.
 	DevSecret = "kurz-dev-secret-change-me"
+	// The /metrics listeners' defaults: loopback only, so the series are
+	// not published by accident; set the variable to an empty value to
+	// turn a listener off.
+	DefaultEdgeMetricsAddr  = "127.0.0.1:9101"
+	DefaultAdminMetricsAddr = "127.0.0.1:9102"
 )
 
 // Load reads the configuration from the environment.
-func Load() (*Config, error) { return load(os.Getenv) }
+func Load() (*Config, error) { return loadFrom(os.LookupEnv) }
 
-// LoadFrom reads the configuration from get instead of the environment:
-// the settings a deployment file gives a process (deploy/).
+// LoadFrom reads the configuration from get instead of the environment,
+// "" meaning unset: the settings a deployment file gives a process
+// (deploy/).
 func LoadFrom(get func(name string) string) (*Config, error) { return load(get) }
 
+// load reads the configuration through get, where "" means unset.
 func load(get func(string) string) (*Config, error) {
+	return loadFrom(func(k string) (string, bool) {
+		v := get(k)
+		return v, v != ""
+	})
+}
+
+// loadFrom reads the configuration through lookup, which tells an unset
+// variable from an empty one (the metrics listeners are off when empty).
+func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
+	get := func(k string) string { v, _ := lookup(k); return v }
 	c := &Config{
 		DatabaseURL:     or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
 		DatabaseReadURL: strings.TrimSpace(get("KURZ_DATABASE_READ_URL")),
@@ -105,6 +124,8 @@ func load(get func(string) string) (*Config, error) {
 		LogLevel:        or(get("KURZ_LOG_LEVEL"), "info"),
 		PprofAddr:       strings.TrimSpace(get("KURZ_PPROF_ADDR")),
 	}
+	c.EdgeMetricsAddr = unsetOr(lookup, "KURZ_EDGE_METRICS_ADDR", DefaultEdgeMetricsAddr)
+	c.AdminMetricsAddr = unsetOr(lookup, "KURZ_ADMIN_METRICS_ADDR", DefaultAdminMetricsAddr)
 	c.PricePollPriceField = or(get("KURZ_PRICE_POLL_PRICE_FIELD"), "price")
 	c.PricePollCurrencyField = or(get("KURZ_PRICE_POLL_CURRENCY_FIELD"), "currency")
 	if c.PricePollTimeField = or(get("KURZ_PRICE_POLL_TIME_FIELD"), "timestamp"); c.PricePollTimeField == "-" {
@@ -204,6 +225,16 @@ const MinSecretBytes = 32
 
 func or(v, def string) string {
 	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return strings.TrimSpace(v)
+}
+
+// unsetOr is the trimmed value of variable k, def when k is unset; a
+// variable set to an empty value stays empty.
+func unsetOr(lookup func(string) (string, bool), k, def string) string {
+	v, ok := lookup(k)
+	if !ok {
 		return def
 	}
 	return strings.TrimSpace(v)

@@ -136,3 +136,28 @@ func TestCheckSecret(t *testing.T) {
 		})
 	}
 }
+
+// TestMetricsAddrs: the /metrics listeners default to loopback ports; a
+// variable set to an empty value turns its listener off.
+func TestMetricsAddrs(t *testing.T) {
+	tests := []struct {
+		name            string
+		env             map[string]string
+		wantEdge, wantA string
+	}{
+		{"unset", nil, DefaultEdgeMetricsAddr, DefaultAdminMetricsAddr},
+		{"empty = off", map[string]string{"KURZ_EDGE_METRICS_ADDR": "", "KURZ_ADMIN_METRICS_ADDR": " "}, "", ""},
+		{"set", map[string]string{"KURZ_EDGE_METRICS_ADDR": " 10.0.0.5:9101 ", "KURZ_ADMIN_METRICS_ADDR": ":9999"}, "10.0.0.5:9101", ":9999"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := loadFrom(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.EdgeMetricsAddr != tt.wantEdge || c.AdminMetricsAddr != tt.wantA {
+				t.Fatalf("edge %q admin %q, want %q %q", c.EdgeMetricsAddr, c.AdminMetricsAddr, tt.wantEdge, tt.wantA)
+			}
+		})
+	}
+}

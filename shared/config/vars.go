@@ -41,6 +41,8 @@ func Variables() []Var {
 		{Name: "KURZ_CACHE_MAX_BYTES"},
 		{Name: "KURZ_WARM_LINKS"},
 		{Name: "KURZ_PPROF_ADDR"},
+		{Name: "KURZ_EDGE_METRICS_ADDR"},
+		{Name: "KURZ_ADMIN_METRICS_ADDR"},
 		{Name: "KURZ_PRICE_STALE_AFTER"},
 		{Name: "KURZ_PRICE_POLL_URL"},
 		{Name: "KURZ_PRICE_POLL_SYMBOLS"},

@@ -1,7 +1,8 @@
 // Package obs holds what both processes use to be observable: structured
-// logging setup, the shutdown signal context, the health endpoints' paths
-// and the probe of the container images, and the build information
-// `--version` prints.
+// logging setup, throttled loggers for errors that repeat, the /metrics
+// listener with its scrape-time writers and lock-free histogram, the
+// shutdown signal context, the health endpoints' paths and the probe of
+// the container images, and the build information `--version` prints.
 package obs
 
 import (

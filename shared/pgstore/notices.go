@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Change notices: the triggers of migrations 0003, 0030 and 0032 announce
@@ -144,7 +145,9 @@ func ParseChange(raw string) Change {
 // Notices sent while no session is open are lost, so whoever reads them
 // must assume it missed some after each Listen.
 type Notices struct {
-	conn *pgx.Conn
+	conn  *pgx.Conn
+	pool  *pgxpool.Pool // sends the lag probes (probe.go)
+	probe probes
 	// pingEvery: a wait longer than this without a notice pings the
 	// server, so a half-open socket is found within seconds.
 	pingEvery time.Duration
@@ -154,21 +157,29 @@ type Notices struct {
 // connection with a ping.
 const NoticePing = 5 * time.Second
 
-// Listen opens a connection (bounded by ctx) and listens on ChangeChannel.
-// Only notices committed after Listen returns are delivered.
+// Listen opens a connection (bounded by ctx) and listens on ChangeChannel
+// and the session's probe channel (probe.go). Only notices committed after
+// Listen returns are delivered.
 func (s *Store) Listen(ctx context.Context) (*Notices, error) {
+	probe, err := newProbeChannel()
+	if err != nil {
+		return nil, err
+	}
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
 	if err != nil {
 		return nil, fmt.Errorf("listen: connect: %w", mapErr(err))
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+ChangeChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+ChangeChannel+"; LISTEN "+probe); err != nil {
 		conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // failing anyway
 		return nil, fmt.Errorf("listen: %w", mapErr(err))
 	}
-	return &Notices{conn: conn, pingEvery: NoticePing}, nil
+	n := &Notices{conn: conn, pool: s.pool, pingEvery: NoticePing}
+	n.probe.channel = probe
+	return n, nil
 }
 
-// Next waits for the next notice. It returns ctx's error when ctx ends,
+// Next waits for the next change notice (recording the lag probes that
+// arrive meanwhile). It returns ctx's error when ctx ends,
 // and another error when the connection is lost (also found by a ping
 // after NoticePing without notices); the session is then over.
 func (n *Notices) Next(ctx context.Context) (Change, error) {
@@ -177,6 +188,8 @@ func (n *Notices) Next(ctx context.Context) (Change, error) {
 		note, err := n.conn.WaitForNotification(wctx)
 		cancel()
 		switch {
+		case err == nil && note.Channel == n.probe.channel:
+			n.probe.receivedAt(note.Payload, time.Now())
 		case err == nil:
 			return ParseChange(note.Payload), nil
 		case ctx.Err() != nil:

@@ -158,3 +158,35 @@ func TestNoticesFromTriggers(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticesProbe: a lag probe goes through the pool to the session's own
+// channel; Next records its lag and does not return it as a change, and
+// change notices still arrive.
+func TestNoticesProbe(t *testing.T) {
+	st, _ := pgtest.Store(t)
+	ctx := context.Background()
+	n, err := st.Listen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close(ctx)
+	if lag, probes := n.Lag(); lag != 0 || probes != 0 {
+		t.Fatalf("before any probe: lag %v, %d probes", lag, probes)
+	}
+	if err := n.Probe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pgtest.Pool(st).Exec(ctx, `SELECT pg_notify($1, '{"t":"domains","op":"UPDATE","id":1}')`, pgstore.ChangeChannel); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, err := n.Next(wctx)
+	if err != nil || c.Object != pgstore.ObjectDomain {
+		t.Fatalf("Next: %+v, %v; want the domain notice after the probe", c, err)
+	}
+	lag, probes := n.Lag()
+	if probes != 1 || lag <= 0 || lag > time.Second {
+		t.Fatalf("after one probe: lag %v, %d probes", lag, probes)
+	}
+}

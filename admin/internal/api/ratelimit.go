@@ -107,6 +107,7 @@ func (s *Server) maybePrune(ctx context.Context) {
 
 // tooMany writes the 429 of a bucket over limit whose window ends at reset.
 func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, limit int, window time.Duration, reset time.Time) {
+	s.rejected.Inc()
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", "0")

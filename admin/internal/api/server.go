@@ -13,6 +13,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"kurz/admin/internal/price"
 	"kurz/admin/internal/safefetch"
 	"kurz/admin/internal/stats"
@@ -41,6 +43,9 @@ type Deps struct {
 	Price *price.Service
 	// Stats reads click stats from ClickHouse; nil reports zero stats.
 	Stats *stats.Service
+	// Metrics receives the request and rate-limit series (metrics.go);
+	// nil: a private set.
+	Metrics *metrics.Set
 }
 
 // Server holds the handlers' dependencies.
@@ -75,6 +80,10 @@ type Server struct {
 	table []Route
 	// keyless are the admin listener's routes outside the guard.
 	keyless []keylessRoute
+
+	metrics *metrics.Set
+	// rejected counts requests refused for a rate limit (429s).
+	rejected *metrics.Counter
 }
 
 // New builds the server and its routes.
@@ -98,6 +107,10 @@ func New(d Deps) *Server {
 	}
 	s.prices = d.Price
 	s.stats = d.Stats
+	if s.metrics = d.Metrics; s.metrics == nil {
+		s.metrics = metrics.NewSet()
+	}
+	s.rejected = s.metrics.NewCounter("kurz_admin_ratelimit_rejections_total")
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -115,7 +128,7 @@ func (s *Server) Handler() http.Handler { return s.HandlerWith(nil) }
 // HandlerWith is Handler with pages (the dashboard) serving every path
 // outside /api and the health checks; nil pages: those get a JSON 404.
 func (s *Server) HandlerWith(pages http.Handler) http.Handler {
-	return s.timeout(s.cors(s.adminMux(pages)))
+	return s.Measured(s.timeout(s.cors(s.adminMux(pages))))
 }
 
 // adminMux routes the admin listener: the keyless routes, the guarded
@@ -123,7 +136,7 @@ func (s *Server) HandlerWith(pages http.Handler) http.Handler {
 func (s *Server) adminMux(pages http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, k := range s.keyless {
-		mux.Handle(k.pattern, k.h)
+		mux.Handle(k.pattern, routed(k.Path, k.h))
 	}
 	mux.Handle("/api/price", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
@@ -143,14 +156,14 @@ func (s *Server) adminMux(pages http.Handler) *http.ServeMux {
 // listener).
 func (s *Server) PriceHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+obs.LivenessPath, s.healthz)
-	mux.HandleFunc("GET "+obs.ReadinessPath, s.readyz)
+	mux.Handle("GET "+obs.LivenessPath, routed(obs.LivenessPath, http.HandlerFunc(s.healthz)))
+	mux.Handle("GET "+obs.ReadinessPath, routed(obs.ReadinessPath, http.HandlerFunc(s.readyz)))
 	mux.Handle("/api/price", s.guard(scopePrice, true, s.price))
 	mux.Handle("/api/price/", s.guard(scopePrice, true, s.price))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, NotFound("route "+r.URL.Path))
 	})
-	return s.timeout(s.cors(mux))
+	return s.Measured(s.timeout(s.cors(mux)))
 }
 
 // requestTimeout bounds every request's store calls.
@@ -188,6 +201,7 @@ func (s *Server) handle(mux *http.ServeMux, path string, m Methods) {
 		s.record(path, method)
 	}
 	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		noteRoute(r, path)
 		h, ok := m[r.Method]
 		if !ok {
 			w.Header().Set("Allow", allow)

@@ -33,6 +33,7 @@ func (s *Server) Throttle(ctx context.Context, bucket string, limit int, window 
 	}
 	a := Attempt{bucket: bucket, reset: q.reset, window: window}
 	if q.over {
+		s.rejected.Inc()
 		a.Wait = time.Duration(retryAfter(q.reset, window, time.Now())) * time.Second
 	}
 	return a, nil

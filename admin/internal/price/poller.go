@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kurz/shared/pgstore"
@@ -35,6 +36,28 @@ type Poller struct {
 	log      *slog.Logger
 	// state is touched only by the goroutine running the rounds.
 	state map[string]*symbolState
+	stats pollCounters
+}
+
+// pollCounters are the poller's counters, read by Stats at any time.
+type pollCounters struct {
+	rounds, fetches, fetchErrors, stored, storeErrors atomic.Uint64
+}
+
+// PollStats counts the poller's work since start.
+type PollStats struct {
+	Rounds      uint64 // rounds run
+	Fetches     uint64 // symbols fetched from the upstream, failed ones included
+	FetchErrors uint64 // fetches that failed (error status, timeout, garbage)
+	Stored      uint64 // quotes stored
+	StoreErrors uint64 // rounds whose quotes could not be stored
+}
+
+// Stats returns the poller's counters.
+func (p *Poller) Stats() PollStats {
+	c := &p.stats
+	return PollStats{Rounds: c.rounds.Load(), Fetches: c.fetches.Load(), FetchErrors: c.fetchErrors.Load(),
+		Stored: c.stored.Load(), StoreErrors: c.storeErrors.Load()}
 }
 
 type symbolState struct {
@@ -110,10 +133,13 @@ type result struct {
 // symbols fetched successfully and those that failed (for tests and logs).
 func (p *Poller) round(ctx context.Context, now time.Time) (ok, failed int) {
 	results := p.fetchDue(ctx, now)
+	p.stats.rounds.Add(1)
+	p.stats.fetches.Add(uint64(len(results)))
 	var ticks []pgstore.Quote
 	for _, r := range results {
 		st := p.state[r.symbol]
 		if r.err != nil {
+			p.stats.fetchErrors.Add(1)
 			failed++
 			st.fails++
 			pause := p.backoff(st.fails)
@@ -142,9 +168,11 @@ func (p *Poller) round(ctx context.Context, now time.Time) (ok, failed int) {
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := p.sink(sctx, ticks); err != nil {
+		p.stats.storeErrors.Add(1)
 		p.log.Warn("price poll: store quotes", "ticks", len(ticks), "err", err)
 		return ok, failed
 	}
+	p.stats.stored.Add(uint64(len(ticks)))
 	for _, q := range ticks {
 		p.state[q.Symbol].lastAt = q.QuotedAt
 	}

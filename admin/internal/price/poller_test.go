@@ -205,6 +205,9 @@ func TestPollerIsolatesAndBacksOff(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("round took %s: the slow symbol was not cut off by its timeout", d)
 	}
+	if st := p.Stats(); st != (PollStats{Rounds: 1, Fetches: 5, FetchErrors: 4, Stored: 1}) {
+		t.Errorf("round 1 stats %+v", st)
+	}
 	if a := mustGet(t, svc, "GOOD"); a.Price != "101.50" || !a.QuotedAt.Equal(at) {
 		t.Errorf("GOOD = %+v", a)
 	}

@@ -90,12 +90,27 @@ func NewService(st *pgstore.Store, ticks driver.Conn, o Options) (*Service, erro
 		MaxCost:            o.MaxSymbols,
 		BufferItems:        64,
 		IgnoreInternalCost: true,
+		Metrics:            true, // CacheStats
 	})
 	if err != nil {
 		return nil, fmt.Errorf("price cache: %w", err)
 	}
 	return &Service{store: st, ticks: ticks, cache: cache, staleAfter: o.StaleAfter,
 		ttl: o.CacheTTL, now: o.Now, log: o.Log}, nil
+}
+
+// CacheStats describes the price cache for /metrics.
+type CacheStats struct {
+	Hits, Misses, Evictions uint64
+	Symbols                 int64 // answers held, "unknown symbol" included
+}
+
+// CacheStats reports the price cache's counters (ristretto's: an expired
+// entry leaving counts as an eviction).
+func (s *Service) CacheStats() CacheStats {
+	m := s.cache.Metrics
+	return CacheStats{Hits: m.Hits(), Misses: m.Misses(), Evictions: m.KeysEvicted(),
+		Symbols: max(int64(m.CostAdded())-int64(m.CostEvicted()), 0)}
 }
 
 // Close releases the cache.

@@ -39,6 +39,11 @@ type objects[T any] struct {
 	gate   *loadGate    // bounds the loads of every cache of the catalog
 	reads  *reads       // where loads read (reads.go)
 	loads  atomic.Int64 // loads run (tests)
+	// name labels the cache's series; hits, misses and negHits count
+	// lookups (an entry of an older generation is a miss), negHits those
+	// answered "no such key" without a query (metrics).
+	name                  string
+	hits, misses, negHits atomic.Uint64
 }
 
 type entry[T any] struct {
@@ -50,11 +55,12 @@ type entry[T any] struct {
 func newObjects[T any](what string, maxCost int64, cfg Config, rd *reads, cost func(T) int64) (*objects[T], error) {
 	c, err := ristretto.NewCache(&ristretto.Config[string, *entry[T]]{
 		NumCounters: max(maxCost/100, 1e4), MaxCost: maxCost, BufferItems: 64, IgnoreInternalCost: true,
+		Metrics: true, // evictions and bytes for /metrics
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s cache: %w", what, err)
 	}
-	return &objects[T]{c: c, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, cost: cost, gate: cfg.gate, reads: rd}, nil
+	return &objects[T]{name: what, c: c, loadTimeout: cfg.LoadTimeout, negativeTTL: cfg.NegativeTTL, cost: cost, gate: cfg.gate, reads: rd}, nil
 }
 
 func (o *objects[T]) close() { o.c.Close() }
@@ -67,9 +73,15 @@ func keyHash(key string) uint64 { return xxhash.Sum64String(key) }
 // The load is bounded by the catalog's LoadTimeout, not by the request.
 func (o *objects[T]) get(key string, load func(ctx context.Context, src Source) (T, error)) (v T, found bool, err error) {
 	if e, ok := o.c.Get(key); ok && e.gen == o.vers.global.Load() {
+		o.hits.Add(1)
+		if !e.found {
+			o.negHits.Add(1)
+		}
 		return e.v, e.found, nil
 	}
+	o.misses.Add(1)
 	if o.absent != nil && o.absent(key) {
+		o.negHits.Add(1)
 		return v, false, nil
 	}
 	r, err, _ := o.group.Do(key, func() (any, error) { return o.load(key, load) })

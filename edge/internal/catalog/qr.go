@@ -94,6 +94,7 @@ type qrCache interface {
 	clear()
 	wait()
 	close()
+	stats() CacheStats
 }
 
 // qrRegistry holds the catalog's QR code caches.

@@ -11,6 +11,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"kurz/shared/click"
+	"kurz/shared/obs"
 )
 
 // Pipeline moves Hits from the request path into ClickHouse. Create it
@@ -64,6 +65,7 @@ func New(cfg Config) (*Pipeline, error) {
 		queue:    make(chan click.Hit, c.QueueSize),
 		overflow: make(chan click.Hit, c.OverflowSize),
 		wake:     make(chan struct{}, 1),
+		m:        metrics{insertSeconds: obs.NewHistogram()},
 		stop:     make(chan struct{}),
 	}
 	if segs, rows, bytes, _ := sp.pending(); segs > 0 {

@@ -1,18 +1,17 @@
 package clicks
 
 import (
-	"bytes"
 	"cmp"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"kurz/shared/chstore/chtest"
+	"kurz/shared/obs/obstest"
 )
 
 // TestQuarantinePrunedByAge: .bad files older than the quarantine age are
@@ -50,7 +49,7 @@ func TestQuarantinePrunedByAge(t *testing.T) {
 					young = append(young, path)
 				}
 			}
-			var logs syncBuffer
+			var logs obstest.Buffer
 			p := start(t, Config{Conn: conn, SpoolDir: dir, FlushInterval: 50 * time.Millisecond, QuarantineMaxAge: tt.maxAge,
 				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			for _, path := range old {
@@ -161,24 +160,6 @@ func TestSyncDir(t *testing.T) {
 
 func fmtSeq(seq uint64) string {
 	return strings.TrimSuffix(filepath.Base((&spool{}).path(seq)), segSuffix)
-}
-
-// syncBuffer is a bytes.Buffer safe for the pipeline's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestQuarantineKeepsOldSegments: a segment is kept for the quarantine age

@@ -3,6 +3,8 @@ package clicks
 import (
 	"sync/atomic"
 	"time"
+
+	"kurz/shared/obs"
 )
 
 // metrics are the pipeline's counters (monotonic unless noted).
@@ -18,6 +20,9 @@ type metrics struct {
 	duplicatesSkipped atomic.Uint64
 	replayFailures    atomic.Uint64
 	lastInsertLag     atomic.Int64 // gauge, nanoseconds
+	batches           atomic.Uint64
+	insertFailures    atomic.Uint64
+	insertSeconds     *obs.Histogram // every INSERT's duration, failed ones included
 }
 
 // Stats is a snapshot of the pipeline's state and counters.
@@ -41,6 +46,8 @@ type Stats struct {
 	SpoolBytes        int64         // bytes of the spool, counted against SpoolMaxBytes
 	ClickHouseDown    bool          // batches go straight to the spool until the replayer reaches ClickHouse
 	LastInsertLag     time.Duration // capture-to-acknowledgement time of the first row of the last live batch
+	Batches           uint64        // INSERTs ClickHouse acknowledged, live and replayed
+	InsertFailures    uint64        // INSERTs that failed (their rows went to the spool, or stay there)
 }
 
 // Stats returns current counters. It is cheap and safe to call at any time.
@@ -67,5 +74,11 @@ func (p *Pipeline) Stats() Stats {
 		SpoolBytes:        bytes,
 		ClickHouseDown:    p.down.Load(),
 		LastInsertLag:     time.Duration(p.m.lastInsertLag.Load()),
+		Batches:           p.m.batches.Load(),
+		InsertFailures:    p.m.insertFailures.Load(),
 	}
 }
+
+// InsertLatency is the histogram of INSERT durations (live and replay,
+// failed ones included), for /metrics.
+func (p *Pipeline) InsertLatency() *obs.Histogram { return p.m.insertSeconds }

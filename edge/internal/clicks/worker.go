@@ -135,11 +135,20 @@ func (p *Pipeline) flush(ctx context.Context, w *worker) {
 }
 
 // insert sends rows as one INSERT in chunks (see chstore.Chunking), bounded
-// by Config.InsertTimeout.
+// by Config.InsertTimeout. Live and replayed batches both pass here, and
+// are counted and timed here.
 func (p *Pipeline) insert(ctx context.Context, blk *click.Block, rows []click.Row) error {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.InsertTimeout)
 	defer cancel()
-	return chstore.InsertRows(ctx, p.conn, blk, rows, chstore.Chunking{Rows: p.cfg.ChunkRows, Pause: p.cfg.ChunkPause})
+	start := time.Now()
+	err := chstore.InsertRows(ctx, p.conn, blk, rows, chstore.Chunking{Rows: p.cfg.ChunkRows, Pause: p.cfg.ChunkPause})
+	p.m.insertSeconds.Observe(time.Since(start))
+	if err != nil {
+		p.m.insertFailures.Add(1)
+		return err
+	}
+	p.m.batches.Add(1)
+	return nil
 }
 
 // spoolRows writes a batch ClickHouse did not take to the spool; rows it

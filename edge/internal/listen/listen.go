@@ -38,6 +38,9 @@ const (
 	connectTimeout = 3 * time.Second
 )
 
+// ProbeEvery spaces the lag probes of a session (pgstore.Notices.Probe).
+const ProbeEvery = 5 * time.Second
+
 // Listener owns the LISTEN session.
 type Listener struct {
 	src      Source
@@ -45,6 +48,31 @@ type Listener struct {
 	log      *slog.Logger
 	up       atomic.Bool
 	connects atomic.Int64
+	changes  atomic.Uint64
+	// current is the current (or last) session, for its lag probes.
+	current atomic.Pointer[pgstore.Notices]
+}
+
+// Stats is the listener's state for /metrics.
+type Stats struct {
+	Up bool
+	// Reconnects counts LISTENs after the first: sessions that ended and
+	// were opened again.
+	Reconnects int64
+	Changes    uint64 // change notices applied
+	// Lag is the notification lag (pgstore.Notices.Lag) of the current
+	// session, or the last one; Probes the probes it received.
+	Lag    time.Duration
+	Probes uint64
+}
+
+// Stats returns the listener's state.
+func (l *Listener) Stats() Stats {
+	st := Stats{Up: l.up.Load(), Reconnects: max(l.connects.Load()-1, 0), Changes: l.changes.Load()}
+	if n := l.current.Load(); n != nil {
+		st.Lag, st.Probes = n.Lag()
+	}
+	return st
 }
 
 // New returns a listener opening its sessions from src.
@@ -95,6 +123,10 @@ func (l *Listener) session(ctx context.Context) error {
 		return err
 	}
 	defer notices.Close(context.WithoutCancel(ctx))
+	l.current.Store(notices)
+	pctx, stopProbes := context.WithCancel(ctx)
+	defer stopProbes()
+	go l.probe(pctx, notices)
 	// Listening first, resyncing second: a change committed in between is
 	// both seen by the resync and delivered as a notice. Up turns true
 	// only after the resync, so whoever waits for it (the cache warm-up)
@@ -107,11 +139,33 @@ func (l *Listener) session(ctx context.Context) error {
 		switch {
 		case err == nil:
 			l.h.Apply(ctx, c)
+			l.changes.Add(1)
 		case ctx.Err() != nil:
 			return nil
 		default:
 			l.log.Warn("change listener lost its connection", "err", err)
 			return nil
+		}
+	}
+}
+
+// probe sends a lag probe every ProbeEvery until ctx ends (the session's
+// end). A probe that cannot be sent shows as growing lag; the session's
+// own reader finds out whether the connection is gone.
+func (l *Listener) probe(ctx context.Context, n *pgstore.Notices) {
+	t := time.NewTicker(ProbeEvery)
+	defer t.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, ProbeEvery)
+		err := n.Probe(pctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			l.log.Debug("change listener: lag probe not sent", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

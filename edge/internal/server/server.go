@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
@@ -70,6 +71,9 @@ type Config struct {
 	// PasswordChecksPerSecond is the edge's argon2 budget; default: a
 	// quarter of GOMAXPROCS, measured on the first check.
 	PasswordChecksPerSecond float64
+	// Metrics receives the request series (metrics.go); nil: a private
+	// set, so the series are counted (and their cost measured) anyway.
+	Metrics *metrics.Set
 }
 
 // Server serves the edge's routes.
@@ -97,6 +101,7 @@ type Server struct {
 	qrImages  *imageCache
 	qrRender  *renderGate
 	stats     *statsCache
+	reqs      *requestMetrics
 }
 
 // New builds a Server.
@@ -134,6 +139,10 @@ func New(cfg Config) (*Server, error) {
 		passwords: newPWGuard(cfg, cfg.Log),
 	}
 	s.hits.New = func() any { return new(click.Hit) }
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.NewSet()
+	}
+	s.reqs = newRequestMetrics(cfg.Metrics)
 	s.countryHeader = []byte(cfg.CountryHeader)
 	s.countryFromProxies = cfg.Resolver.HasTrusted()
 	if cfg.CountryHeader != "" && !s.countryFromProxies {
@@ -168,32 +177,30 @@ func (s *Server) routes() *router.Router {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = false
-	r.GET(obs.LivenessPath, s.healthz)
-	r.HEAD(obs.LivenessPath, s.healthz)
-	r.GET(obs.ReadinessPath, s.readyz)
-	r.HEAD(obs.ReadinessPath, s.readyz)
-	r.GET("/", s.root)
-	r.HEAD("/", s.root)
-	r.GET("/r/{slug}", s.rotator)
-	r.HEAD("/r/{slug}", s.rotator)
-	r.GET("/u/{username}/{campaign}", s.campaignList)
-	r.HEAD("/u/{username}/{campaign}", s.campaignList)
-	r.GET("/q/{code}", s.qrScan)
-	r.HEAD("/q/{code}", s.qrScan)
-	r.GET("/qr/{code}", s.qrImage)
-	r.HEAD("/qr/{code}", s.qrImage)
+	get := func(path string, c routeClass, h fasthttp.RequestHandler) {
+		h = s.measured(c, h)
+		r.GET(path, h)
+		r.HEAD(path, h)
+	}
+	get(obs.LivenessPath, routeHealth, s.healthz)
+	get(obs.ReadinessPath, routeHealth, s.readyz)
+	get("/", routeRoot, s.root)
+	get("/r/{slug}", routeRotator, s.rotator)
+	get("/u/{username}/{campaign}", routeCampaign, s.campaignList)
+	get("/q/{code}", routeQRScan, s.qrScan)
+	get("/qr/{code}", routeQRImage, s.qrImage)
 	// A link's own QR image: {shorturl}/qr[.svg] and {shorturl}/qr/{size}[.svg].
 	for _, path := range []string{"/{alias}/qr", "/{alias}/qr.svg", "/{alias}/qr.png", "/{alias}/qr/{size}"} {
-		r.GET(path, s.linkQR)
-		r.HEAD(path, s.linkQR)
+		get(path, routeLinkQR, s.linkQR)
 	}
 	// Aliases normally never reach the router (see Handler); these keep the
 	// router complete when called on its own. {alias}+ (the public stats
-	// page) arrives here too: '+' is no alias character.
+	// page) arrives here too: '+' is no alias character. aliasRoute counts
+	// its requests itself (link, stats or not found).
 	r.GET("/{alias}", s.aliasRoute)
 	r.HEAD("/{alias}", s.aliasRoute)
 	r.POST("/{alias}", s.aliasRoute)
-	r.NotFound = s.notFoundRoute
+	r.NotFound = s.measured(routeNotFound, s.notFoundRoute)
 	return r
 }
 
@@ -202,23 +209,29 @@ func (s *Server) routes() *router.Router {
 // byte scan is cheaper than the router's tree walk and parameter storage.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	if p := ctx.Path(); len(p) > 1 && p[0] == '/' && isAlias(p[1:]) && !isRouteWord(p[1:]) {
+		start := time.Now()
 		s.serveAlias(ctx, p[1:])
+		s.reqs.done(routeLink, ctx, start)
 		return
 	}
 	s.router.Handler(ctx)
 }
 
 func (s *Server) aliasRoute(ctx *fasthttp.RequestCtx) {
+	start := time.Now()
 	a, _ := ctx.UserValue("alias").(string)
-	if n := len(a) - 1; n > 0 && a[n] == '+' && isAlias([]byte(a[:n])) {
+	c := routeLink
+	switch n := len(a) - 1; {
+	case n > 0 && a[n] == '+' && isAlias([]byte(a[:n])):
+		c = routeStats
 		s.statsPage(ctx, []byte(a[:n]))
-		return
-	}
-	if !isAlias([]byte(a)) {
+	case !isAlias([]byte(a)):
+		c = routeNotFound
 		s.notFoundRoute(ctx)
-		return
+	default:
+		s.serveAlias(ctx, []byte(a))
 	}
-	s.serveAlias(ctx, []byte(a))
+	s.reqs.done(c, ctx, start)
 }
 
 // isAlias reports whether b has alias syntax (link.IsAliasSyntax on bytes).
