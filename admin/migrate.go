@@ -14,7 +14,9 @@ import (
 )
 
 // migrate applies both stores' migrations. PostgreSQL holds an advisory
-// lock while it migrates; ClickHouse statements are idempotent.
+// lock while it migrates, and another while ClickHouse's run: ClickHouse
+// statements are idempotent, but its guarded backfills are not when two
+// migrators run them at once.
 func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -40,7 +42,7 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := chstore.Migrate(ctx, ch, chFS); err != nil {
+	if err := st.WithClickHouseMigrationLock(ctx, func() error { return chstore.Migrate(ctx, ch, chFS) }); err != nil {
 		return fmt.Errorf("clickhouse: %w", err)
 	}
 	log.Info("migrations applied", "took", time.Since(start).String())

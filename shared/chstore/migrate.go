@@ -33,10 +33,14 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // not list in schema_migrations, in numeric order, one statement at a time.
 //
 // ClickHouse has no transactions, so every statement must be idempotent
-// (IF NOT EXISTS). That makes concurrent runs safe: two processes may both
-// apply a migration; the second one's statements are no-ops and its second
-// schema_migrations row is harmless, because versions are read as a set.
-// A run that dies half-way re-applies the whole file next time.
+// (IF NOT EXISTS). That makes concurrent runs safe for the schema: two
+// processes may both apply a migration; the second one's statements are
+// no-ops and its second schema_migrations row is harmless, because
+// versions are read as a set. A backfill guarded by "the table is empty"
+// (0007, 0010) is not safe that way: `admin migrate` holds a PostgreSQL
+// advisory lock around Migrate (pgstore.WithClickHouseMigrationLock), and
+// other callers must not run it concurrently. A run that dies half-way
+// re-applies the whole file next time.
 func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
 	files, err := migrationFiles(fsys)
 	if err != nil {

@@ -13,6 +13,10 @@ import (
 // migrateLockKey is the advisory lock that serialises concurrent migrators.
 const migrateLockKey = 0x6b75727a // "kurz"
 
+// clickHouseMigrateLockKey serialises the ClickHouse migrations that
+// `admin migrate` runs (WithClickHouseMigrationLock).
+const clickHouseMigrateLockKey = migrateLockKey + 1
+
 // Migration is one numbered SQL file.
 type Migration struct {
 	Version int
@@ -117,4 +121,22 @@ func (s *Store) Migrate(ctx context.Context, fsys fs.FS, log *slog.Logger) ([]st
 		done = append(done, m.Name)
 	}
 	return done, nil
+}
+
+// WithClickHouseMigrationLock runs fn holding an advisory lock of this
+// database, so that concurrent `admin migrate` runs apply ClickHouse's
+// migrations one after the other. ClickHouse has no lock of its own, and
+// a backfill guarded by "the table is empty" (0007, 0010) could otherwise
+// be run by two migrators at once and count every click twice.
+func (s *Store) WithClickHouseMigrationLock(ctx context.Context, fn func() error) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("clickhouse migration lock: acquire connection: %w", mapErr(err))
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(clickHouseMigrateLockKey)); err != nil {
+		return fmt.Errorf("clickhouse migration lock: %w", mapErr(err))
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(clickHouseMigrateLockKey)) //nolint:errcheck // released with the session anyway
+	return fn()
 }

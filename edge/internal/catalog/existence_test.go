@@ -194,10 +194,14 @@ func TestKeySetsFollowNotices(t *testing.T) {
 	// database. On the loaded CI machine that happened mid-check, so the
 	// check is made with current sets and repeated if the session changed
 	// during it; the claim stays "no query once the set is current".
-	noQuery := func(what string, fn func() bool) {
+	// A lookup may see the change through a query before the notice has
+	// reached the sets, so each check first waits until the write's
+	// notices (n of them since changes) have been applied.
+	noQuery := func(what string, changes, n uint64, fn func() bool) {
 		t.Helper()
 		before := k.src.total()
 		within(t, time.Second, what, fn)
+		within(t, 5*time.Second, what+": notices applied", func() bool { return k.l.Stats().Changes >= changes+n })
 		for range 3 {
 			within(t, 5*time.Second, "existence sets current", func() bool { return k.l.Up() && k.c.KeySets().Ready })
 			k.c.Wait()
@@ -217,12 +221,15 @@ func TestKeySetsFollowNotices(t *testing.T) {
 		}
 		t.Fatalf("%s: the listener kept reconnecting", what)
 	}
+	changes := k.l.Stats().Changes
 	exec(t, k.st, `UPDATE links SET alias = 'renamed' WHERE alias = 'fresh'`)
-	noQuery("old alias unknown", func() bool { return !k.present(t, "fresh") })
+	noQuery("old alias unknown", changes, 1, func() bool { return !k.present(t, "fresh") })
 	within(t, time.Second, "new alias found", func() bool { return k.present(t, "renamed") })
+	changes = k.l.Stats().Changes
 	exec(t, k.st, `DELETE FROM links WHERE alias = 'renamed'`)
-	noQuery("deleted link unknown", func() bool { return !k.present(t, "renamed") })
+	noQuery("deleted link unknown", changes, 1, func() bool { return !k.present(t, "renamed") })
 
+	changes = k.l.Stats().Changes
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +248,7 @@ func TestKeySetsFollowNotices(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, time.Second, "b after a -> b -> a -> b", func() bool { return k.present(t, "b") })
-	noQuery("a after a -> b -> a -> b", func() bool { return !k.present(t, "a") })
+	noQuery("a after a -> b -> a -> b", changes, 4, func() bool { return !k.present(t, "a") })
 
 	var camp int64
 	if err := db.QueryRow(ctx, `INSERT INTO campaigns (user_id, name, slug) VALUES ($1, 'c', 'first') RETURNING id`, k.user).Scan(&camp); err != nil {
@@ -262,11 +269,13 @@ func TestKeySetsFollowNotices(t *testing.T) {
 		return found
 	}
 	within(t, time.Second, "new campaign found", func() bool { return rotator("first") && list("first") && list(fmt.Sprint(camp)) })
+	changes = k.l.Stats().Changes
 	exec(t, k.st, `UPDATE campaigns SET slug = 'second' WHERE id = $1`, camp)
 	within(t, time.Second, "renamed campaign found", func() bool { return rotator("second") && list("second") })
-	noQuery("old slug unknown", func() bool { return !rotator("first") && !list("first") })
+	noQuery("old slug unknown", changes, 1, func() bool { return !rotator("first") && !list("first") })
+	changes = k.l.Stats().Changes
 	exec(t, k.st, `DELETE FROM campaigns WHERE id = $1`, camp)
-	noQuery("deleted campaign unknown", func() bool { return !rotator("second") && !list("second") && !list(fmt.Sprint(camp)) })
+	noQuery("deleted campaign unknown", changes, 1, func() bool { return !rotator("second") && !list("second") && !list(fmt.Sprint(camp)) })
 
 	exec(t, k.st, `INSERT INTO qr_codes (user_id, code, type, data, content) VALUES ($1, 'qnew', 'text', '"x"', 'x')`, k.user)
 	qr := func() bool {
@@ -277,8 +286,9 @@ func TestKeySetsFollowNotices(t *testing.T) {
 		return found
 	}
 	within(t, time.Second, "new qr code found", qr)
+	changes = k.l.Stats().Changes
 	exec(t, k.st, `DELETE FROM qr_codes WHERE code = 'qnew'`)
-	noQuery("deleted qr code unknown", func() bool { return !qr() })
+	noQuery("deleted qr code unknown", changes, 1, func() bool { return !qr() })
 }
 
 // While the listener is down the sets do not answer (a link created then
