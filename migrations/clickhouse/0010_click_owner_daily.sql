@@ -13,10 +13,14 @@
 --
 -- Existing clicks are backfilled from the raw table before the view
 -- exists, guarded so that a re-run does not count them twice (the pattern
--- of 0007). Clicks inserted between the backfill and the view's creation
--- (the two statements' gap) are missing from these totals; raw partitions
--- dropped for retention before this migration are too. The per-link
--- numbers never read this table.
+-- of 0007; `admin migrate` runs ClickHouse migrations under a lock, so two
+-- migrators do not both pass the guard). What these totals miss: clicks
+-- inserted while the backfill reads (seconds at 10M clicks) and before the
+-- view exists; everything up to a re-run if a migrator dies between the
+-- two statements (the re-run sees a non-empty table and skips the
+-- backfill); raw partitions dropped for retention before this migration.
+-- The home page's account-wide days are off by that much for 30 days at
+-- most; the per-link numbers never read this table.
 CREATE TABLE IF NOT EXISTS click_owner_daily (
     kind Enum8('link' = 1, 'qr' = 2),
     owner_id UInt64,

@@ -86,7 +86,10 @@ func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRankin
 			if err != nil {
 				return nil, nil, err
 			}
-			rank = longer
+			// The longer ranking is read anew: clicks since the last read
+			// may have moved a link ahead of where the walk was, so the
+			// walk starts over; seen keeps what it already took.
+			rank, pos = longer, 0
 			continue
 		}
 		end := min(pos+chunk, len(rank.IDs))
@@ -95,8 +98,6 @@ func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRankin
 			return nil, nil, err
 		}
 		for _, id := range rank.IDs[pos:end] {
-			// A ranking read again may have moved a link across the
-			// point the walk had reached: it is shown once.
 			if keep[id] && !seen[id] {
 				seen[id] = true
 				out = append(out, id)

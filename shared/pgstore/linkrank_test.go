@@ -192,3 +192,39 @@ func ids(links []link.Link) []int64 {
 	}
 	return out
 }
+
+// A ranking read again after clicks moved a link ahead of where the walk
+// had got to: the link is still listed, once.
+func TestRankedPageReadsMovedLinks(t *testing.T) {
+	st, alice, rank, want := rankFixture(t)
+	order := want[""]
+	moved := order[10]
+	later := []int64{rank.IDs[0]}
+	for _, id := range rank.IDs[1:] {
+		if id == moved {
+			continue
+		}
+		if len(later) == 1 {
+			later = append(later, moved)
+		}
+		later = append(later, id)
+	}
+	r := &pgstore.ClickRanking{IDs: rank.IDs[:3], Clicks: rank.Clicks[:3],
+		Extend: func(context.Context, int) (*pgstore.ClickRanking, error) {
+			return &pgstore.ClickRanking{IDs: later, Clicks: rank.Clicks, Complete: true}, nil
+		}}
+	p, err := st.SearchLinks(context.Background(), pgstore.LinkQuery{UserID: alice, Rank: r, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ids(p.Links)
+	n := 0
+	for _, id := range got {
+		if id == moved {
+			n++
+		}
+	}
+	if n != 1 || len(got) != len(order) {
+		t.Errorf("link %d listed %d times in %d links (want once in %d): %v", moved, n, len(got), len(order), got)
+	}
+}
