@@ -9,41 +9,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"kurz/internal/proctest"
 	"kurz/shared/chstore/chtest"
+	"kurz/shared/obs/obstest"
 	"kurz/shared/pgstore/pgtest"
 )
 
 var binDir string // holds edge and admin, built by TestMain
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kurz-scale-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	for _, cmd := range []string{"edge", "admin"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "kurz/"+cmd).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "go build kurz/%s: %v\n%s", cmd, err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(proctest.Main(m, &binDir, "edge", "admin")) }
 
 // cluster is N edges and N admins on one pair of databases.
 type cluster struct {
@@ -63,32 +45,22 @@ func newCluster(t *testing.T, n int) *cluster {
 	c := &cluster{t: t, env: append(os.Environ(),
 		"KURZ_DATABASE_URL="+pgDSN, "KURZ_CLICKHOUSE_URL="+chDSN, "KURZ_PRICE_ADDR=",
 		"KURZ_BASE_URL=http://sho.rt", "KURZ_SECRET=scale-secret-0123456789abcdef0123456789",
-		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_LOG_LEVEL=warn",
+		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_LOG_LEVEL=warn", "KURZ_EDGE_METRICS_ADDR=", "KURZ_ADMIN_METRICS_ADDR=",
 	)}
 	for range n {
-		addr := freeAddr(t)
+		addr := obstest.FreeAddr(t)
 		c.start("admin", []string{"KURZ_ADMIN_ADDR=" + addr}, "serve")
 		c.admins = append(c.admins, "http://"+addr)
 	}
 	for range n {
-		addr := freeAddr(t)
+		addr := obstest.FreeAddr(t)
 		c.start("edge", []string{"KURZ_EDGE_ADDR=" + addr, "KURZ_SPOOL_DIR=" + t.TempDir()})
 		c.edges = append(c.edges, "http://"+addr)
 	}
 	for _, base := range append(append([]string{}, c.admins...), c.edges...) {
-		waitHealthy(t, base)
+		proctest.WaitReady(t, base)
 	}
 	return c
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func (c *cluster) command(name string, env []string, args ...string) *exec.Cmd {
@@ -97,38 +69,10 @@ func (c *cluster) command(name string, env []string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// start runs a process until the test ends (SIGTERM, then wait).
+// start runs a process until the test ends.
 func (c *cluster) start(name string, env []string, args ...string) {
 	c.t.Helper()
-	cmd := c.command(name, env, args...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		c.t.Fatalf("start %s: %v", name, err)
-	}
-	c.t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck
-		cmd.Wait()                          //nolint:errcheck
-		if c.t.Failed() {
-			c.t.Logf("%s output:\n%s", name, log.String())
-		}
-	})
-}
-
-func waitHealthy(t *testing.T, base string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		res, err := http.Get(base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s not ready after 15 s", base)
+	proctest.Start(c.t, name, c.command(name, env, args...))
 }
 
 // user creates an account with the given API rate limit (0 = none) and

@@ -1,18 +1,17 @@
 package dashboard
 
 import (
-	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"kurz/internal/proctest"
 	"kurz/shared/config"
+	"kurz/shared/obs/obstest"
 )
 
 // A real edge process beside the admin handler: built from this tree,
@@ -28,12 +27,7 @@ const edgeCountryHeader = "CF-IPCountry"
 // an edge started on it with startEdge.
 func withEdge(t *testing.T) (addr string, opt func(*config.Config)) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = ln.Addr().String()
-	ln.Close()
+	addr = obstest.FreeAddr(t)
 	return addr, func(c *config.Config) { c.BaseURL, c.BaseHost = "http://"+addr, addr }
 }
 
@@ -43,37 +37,17 @@ func (e *env) startEdge(addr string) {
 	t := e.t
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "edge")
-	if out, err := exec.Command("go", "build", "-o", bin, "kurz/edge").CombinedOutput(); err != nil {
-		t.Fatalf("go build kurz/edge: %v\n%s", err, out)
+	if err := proctest.Build(bin, "edge"); err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(),
 		"KURZ_DATABASE_URL="+e.pgDSN, "KURZ_CLICKHOUSE_URL="+e.chDSN, "KURZ_EDGE_ADDR="+addr, "KURZ_PRICE_ADDR=",
 		"KURZ_BASE_URL="+e.cfg.BaseURL, "KURZ_SECRET=dashboard-e2e-secret-0123456789abcdef",
-		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_SPOOL_DIR="+t.TempDir(),
+		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_SPOOL_DIR="+t.TempDir(), "KURZ_EDGE_METRICS_ADDR=",
 		"KURZ_COUNTRY_HEADER="+edgeCountryHeader, "KURZ_TRUSTED_PROXIES=127.0.0.1/32", "KURZ_LOG_LEVEL=warn")
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the edge: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have exited
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill() //nolint:errcheck
-			t.Errorf("the edge did not stop on SIGTERM")
-		}
-		if t.Failed() {
-			t.Logf("edge output:\n%s", log.String())
-		}
-	})
-	waitFor(t, 15*time.Second, "the edge to be ready", func() bool {
-		return edgeStatus("http://"+addr+"/readyz") == http.StatusOK
-	})
+	proctest.Start(t, "the edge", cmd)
+	proctest.WaitReady(t, "http://"+addr)
 }
 
 // edgeStatus is the status of a GET that does not follow redirects (0 when

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,67 +18,39 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"kurz/internal/proctest"
 	"kurz/shared/chstore/chtest"
+	"kurz/shared/obs/obstest"
 	"kurz/shared/pgstore/pgtest"
 )
 
 var binDir string // holds edge and admin, built by TestMain
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kurz-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	for _, cmd := range []string{"edge", "admin"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "kurz/"+cmd).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "go build kurz/%s: %v\n%s", cmd, err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(proctest.Main(m, &binDir, "edge", "admin")) }
 
 // stack is one edge and one admin process on fresh databases.
 type stack struct {
 	t               *testing.T
 	env             []string
 	edgeURL, admURL string
-	edge            *exec.Cmd
-	edgeLog         *bytes.Buffer
+	edge            *proctest.Proc
 	key             string
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
 	_, pgDSN := pgtest.New(t)
 	_, chDSN := chtest.New(t)
-	edgeAddr, admAddr := freeAddr(t), freeAddr(t)
+	edgeAddr, admAddr := obstest.FreeAddr(t), obstest.FreeAddr(t)
 	s := &stack{t: t, edgeURL: "http://" + edgeAddr, admURL: "http://" + admAddr}
 	s.env = append(os.Environ(),
 		"KURZ_DATABASE_URL="+pgDSN, "KURZ_CLICKHOUSE_URL="+chDSN,
 		"KURZ_EDGE_ADDR="+edgeAddr, "KURZ_ADMIN_ADDR="+admAddr, "KURZ_PRICE_ADDR=",
 		"KURZ_BASE_URL=http://sho.rt", "KURZ_SECRET=e2e-secret-0123456789abcdef0123456789",
-		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_SPOOL_DIR="+t.TempDir(),
+		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_SPOOL_DIR="+t.TempDir(), "KURZ_EDGE_METRICS_ADDR=", "KURZ_ADMIN_METRICS_ADDR=",
 		"KURZ_COUNTRY_HEADER=CF-IPCountry", "KURZ_TRUSTED_PROXIES=127.0.0.1/32", "KURZ_LOG_LEVEL=warn",
 	)
 	out, err := s.command("admin", "user", "create", "--email", "e2e@example.com", "--username", "e2e", "--rate-limit", "0").Output()
@@ -94,7 +65,7 @@ func newStack(t *testing.T) *stack {
 	}
 	s.key = u.Key
 	s.start("admin", "serve")
-	s.waitHealthy(s.admURL)
+	proctest.WaitReady(t, s.admURL)
 	s.startEdge()
 	return s
 }
@@ -105,58 +76,25 @@ func (s *stack) command(name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// start runs a process until the test ends (SIGTERM, then wait).
-func (s *stack) start(name string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// start runs a process until the test ends.
+func (s *stack) start(name string, args ...string) *proctest.Proc {
 	s.t.Helper()
-	cmd := s.command(name, args...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		s.t.Fatalf("start %s: %v", name, err)
-	}
-	s.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck
-			cmd.Wait()                          //nolint:errcheck
-		}
-		if s.t.Failed() {
-			s.t.Logf("%s output:\n%s", name, log.String())
-		}
-	})
-	return cmd, &log
+	return proctest.Start(s.t, name, s.command(name, args...))
 }
 
 func (s *stack) startEdge() {
 	s.t.Helper()
-	s.edge, s.edgeLog = s.start("edge")
-	s.waitHealthy(s.edgeURL)
+	s.edge = s.start("edge")
+	proctest.WaitReady(s.t, s.edgeURL)
 }
 
 // stopEdge sends SIGTERM and waits for the edge to exit.
 func (s *stack) stopEdge() {
 	s.t.Helper()
-	if err := s.edge.Process.Signal(syscall.SIGTERM); err != nil {
-		s.t.Fatal(err)
+	exit, err := s.edge.Stop()
+	if err != nil || exit != nil {
+		s.t.Fatalf("edge stopped with %v, %v:\n%s", exit, err, s.edge.Log)
 	}
-	if err := s.edge.Wait(); err != nil {
-		s.t.Fatalf("edge exited with %v:\n%s", err, s.edgeLog)
-	}
-}
-
-func (s *stack) waitHealthy(base string) {
-	s.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	s.t.Fatalf("%s not healthy after 15 s", base)
 }
 
 // api calls the admin API and decodes the JSON body.
