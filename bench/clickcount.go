@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"kurz/shared/click"
 )
 
 // countHumanClicks counts the human link clicks of owner (all owners when
@@ -15,9 +17,9 @@ func countHumanClicks(ctx context.Context, conn driver.Conn, owner int64) (int64
 	var n uint64
 	var err error
 	if owner > 0 {
-		err = conn.QueryRow(ctx, `SELECT count() FROM clicks WHERE kind = 'link' AND class = 'human' AND owner_id = ?`, uint64(owner)).Scan(&n)
+		err = conn.QueryRow(ctx, `SELECT count() FROM `+click.RawSource+` WHERE kind = 'link' AND class = 'human' AND owner_id = ?`, uint64(owner)).Scan(&n)
 	} else {
-		err = conn.QueryRow(ctx, `SELECT count() FROM clicks WHERE kind = 'link' AND class = 'human'`).Scan(&n)
+		err = conn.QueryRow(ctx, `SELECT count() FROM `+click.RawSource+` WHERE kind = 'link' AND class = 'human'`).Scan(&n)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("count clicks: %w", err)

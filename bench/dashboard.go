@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"kurz/shared/chstore"
+	"kurz/shared/click"
 )
 
 // The dashboard scenario (issue 16): a marketer with many links and
@@ -164,7 +165,7 @@ func ownerLinkRange(ctx context.Context, dsn string, owner int64) (lo, hi, n int
 
 func ownerClicks(ctx context.Context, ch driver.Conn, owner int64) (int64, error) {
 	var n uint64
-	if err := ch.QueryRow(ctx, `SELECT count() FROM clicks WHERE kind = 'link' AND owner_id = ?`, uint64(owner)).Scan(&n); err != nil {
+	if err := ch.QueryRow(ctx, `SELECT count() FROM `+click.RawSource+` WHERE kind = 'link' AND owner_id = ?`, uint64(owner)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count the owner's clicks: %w", err)
 	}
 	return int64(n), nil
@@ -177,7 +178,7 @@ func ownerClicks(ctx context.Context, ch driver.Conn, owner int64) (int64, error
 // clicked link holds ~6% of them. The rows are spread over the last 90
 // days, so the 30-day windows hold a third.
 func spreadClicks(ctx context.Context, ch driver.Conn, owner, lo, hi, n int64, now time.Time) error {
-	const q = `INSERT INTO clicks (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
+	q := `INSERT INTO ` + click.Table + ` (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
 		country, browser, os, device, referrer_host, referrer_category, language)
 	SELECT rand64(), toDateTime(?) - (intHash32(number + ?) % 7776000), 1, t, t, 0, ?,
 		multiIf(number % 50 = 0, 1, number % 100 = 1, 2, 0),
@@ -277,7 +278,7 @@ var olderLink = regexp.MustCompile(`href="(/links\?[^"]*after=[^"]+)"`)
 // the ones whose cost grows with the number of links or clicks.
 func dashboardPages(ctx context.Context, s *dashSession, ch driver.Conn, owner, lo int64) ([]dashboardPage, error) {
 	var top uint64
-	err := ch.QueryRow(ctx, `SELECT target_id FROM clicks WHERE kind = 'link' AND owner_id = ? AND target_id = ? LIMIT 1`, uint64(owner), uint64(lo)).Scan(&top)
+	err := ch.QueryRow(ctx, `SELECT target_id FROM `+click.RawSource+` WHERE kind = 'link' AND owner_id = ? AND target_id = ? LIMIT 1`, uint64(owner), uint64(lo)).Scan(&top)
 	if err != nil {
 		return nil, fmt.Errorf("the owner's most clicked link: %w", err)
 	}

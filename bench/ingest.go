@@ -114,7 +114,7 @@ func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	visitors := fs.Int("visitors", 0, "distinct client IPs the clicks come from (0: 256 per header template)")
 	settle := fs.Duration("settle", 0, "with --server-pid: keep measuring ClickHouse's CPU this long after the last insert (its merges)")
 	serverPID := fs.Int("server-pid", 0, "ClickHouse server pid: report its CPU time")
-	table := fs.String("table", "clicks", "insert into this table instead (e.g. one made with CREATE TABLE t AS clicks: the raw insert without the materialized views)")
+	table := fs.String("table", click.Table, "insert into this table instead (e.g. one made with CREATE TABLE t AS "+click.Table+": the raw insert without the materialized views)")
 	compareRaw := fs.Bool("compare-raw", false, "also insert the same rows into a view-less copy of clicks (bench_ingest_raw, dropped afterwards)")
 	jsonOut := fs.String("json", "", "write the result as JSON")
 	if err := fs.Parse(args); err != nil {
@@ -251,7 +251,7 @@ func ingestRaw(ctx context.Context, ch driver.Conn, enr *click.Enricher, hits []
 	if err := ch.Exec(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
 		return 0, 0, fmt.Errorf("drop %s: %w", table, err)
 	}
-	if err := ch.Exec(ctx, "CREATE TABLE "+table+" AS clicks"); err != nil {
+	if err := ch.Exec(ctx, "CREATE TABLE "+table+" AS "+click.Table); err != nil {
 		return 0, 0, fmt.Errorf("create %s: %w", table, err)
 	}
 	defer ch.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+table) //nolint:errcheck // best effort

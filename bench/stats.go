@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"kurz/shared/chstore"
+	"kurz/shared/click"
 )
 
 // statsReport is the stats-latency scenario's result.
@@ -85,7 +86,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	var humans uint64
-	if err := ch.QueryRow(ctx, `SELECT count() FROM clicks WHERE kind = 'link' AND target_id = ? AND class = 'human'`, uint64(*linkID)).Scan(&humans); err != nil {
+	if err := ch.QueryRow(ctx, `SELECT count() FROM `+click.RawSource+` WHERE kind = 'link' AND target_id = ? AND class = 'human'`, uint64(*linkID)).Scan(&humans); err != nil {
 		return fmt.Errorf("count human clicks: %w", err)
 	}
 	rep.HumanClicks = int64(humans)
@@ -150,7 +151,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 
 func linkClickRows(ctx context.Context, ch driver.Conn, linkID int64) (int64, error) {
 	var n uint64
-	if err := ch.QueryRow(ctx, `SELECT count() FROM clicks WHERE kind = 'link' AND target_id = ?`, uint64(linkID)).Scan(&n); err != nil {
+	if err := ch.QueryRow(ctx, `SELECT count() FROM `+click.RawSource+` WHERE kind = 'link' AND target_id = ?`, uint64(linkID)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count link clicks: %w", err)
 	}
 	return int64(n), nil
@@ -163,7 +164,7 @@ func linkClickRows(ctx context.Context, ch driver.Conn, linkID int64) (int64, er
 // for the aggregates: 2% bots, 1% previews, 200k distinct visitors, spread
 // over the last 30 days, 8 countries, 4 browsers, 4 OSes, 5 referrers.
 func insertSyntheticClicks(ctx context.Context, ch driver.Conn, linkID, owner, n int64, now time.Time) error {
-	const q = `INSERT INTO clicks (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
+	q := `INSERT INTO ` + click.Table + ` (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
 		country, browser, os, device, referrer_host, referrer_category, language)
 	SELECT rand64(), toDateTime(?) - (number % 2592000), 1, ?, ?, 0, ?,
 		multiIf(number % 50 = 0, 1, number % 100 = 1, 2, 0),

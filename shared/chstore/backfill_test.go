@@ -54,13 +54,13 @@ func readBackfill(t *testing.T, conn driver.Conn) (got, want backfillCounts) {
 		dst *uint64
 	}{
 		{`SELECT sum(u) FROM (SELECT uniqIfMerge(visitors) AS u FROM click_visitors GROUP BY kind, target_id)`, &got.visitors},
-		{`SELECT sum(u) FROM (SELECT uniqIf(visitor, class = 'human') AS u FROM clicks GROUP BY kind, target_id)`, &want.visitors},
+		{`SELECT sum(u) FROM (SELECT uniqIf(visitor, class = 'human') AS u FROM ` + click.RawSource + ` GROUP BY kind, target_id)`, &want.visitors},
 		{`SELECT sum(u) FROM (SELECT uniqIfMerge(visitors) AS u FROM click_hourly_visitors GROUP BY kind, target_id, hour)`, &got.hourlyVisitors},
-		{`SELECT sum(u) FROM (SELECT uniqIf(visitor, class = 'human') AS u FROM clicks GROUP BY kind, target_id, toStartOfHour(ts))`, &want.hourlyVisitors},
+		{`SELECT sum(u) FROM (SELECT uniqIf(visitor, class = 'human') AS u FROM ` + click.RawSource + ` GROUP BY kind, target_id, toStartOfHour(ts))`, &want.hourlyVisitors},
 		{`SELECT countMerge(humans) FROM click_owner_daily`, &got.ownerHumans},
-		{`SELECT count() FROM clicks WHERE class = 'human'`, &want.ownerHumans},
+		{`SELECT count() FROM ` + click.RawSource + ` WHERE class = 'human'`, &want.ownerHumans},
 		{`SELECT sum(u) FROM (SELECT uniqHLL12Merge(visitors) AS u FROM click_owner_daily GROUP BY kind, owner_id, day)`, &got.ownerVisitors},
-		{`SELECT sum(u) FROM (SELECT uniqHLL12(visitor) AS u FROM clicks WHERE class = 'human' GROUP BY kind, owner_id, toDate(ts))`, &want.ownerVisitors},
+		{`SELECT sum(u) FROM (SELECT uniqHLL12(visitor) AS u FROM ` + click.RawSource + ` WHERE class = 'human' GROUP BY kind, owner_id, toDate(ts))`, &want.ownerVisitors},
 	} {
 		if err := conn.QueryRow(ctx, q.sql).Scan(q.dst); err != nil {
 			t.Fatalf("%s: %v", q.sql, err)
@@ -80,19 +80,20 @@ func TestVisitorAndOwnerTablesBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
-	insert := func(from uint64) {
-		var b click.Block
+	insert := func(from uint64, table string) {
+		var rows []click.Row
 		for i := from; i < from+300; i++ {
-			r := click.Row{ClickID: i, UnixNano: base.Add(time.Duration(i%50) * 37 * time.Minute).UnixNano(),
+			rows = append(rows, click.Row{ClickID: i, UnixNano: base.Add(time.Duration(i%50) * 37 * time.Minute).UnixNano(),
 				Kind: click.Kind(1 + i%2), Class: click.Class(i % 5 / 4), Visitor: i % 23,
-				OwnerID: 1 + i%3, LinkID: 10 + i%4, QRID: 10 + i%4}
-			b.Add(&r)
+				OwnerID: 1 + i%3, LinkID: 10 + i%4, QRID: 10 + i%4})
 		}
-		if err := chstore.InsertBlock(ctx, conn, &b); err != nil {
+		var b click.Block
+		if err := chstore.InsertRowsInto(ctx, conn, table, &b, rows, chstore.Chunking{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	insert(0)
+	// Before 0011 the clicks went to clicks; after it, to click_events.
+	insert(0, "clicks")
 	if err := chstore.Migrate(ctx, conn, embedded(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestVisitorAndOwnerTablesBackfilled(t *testing.T) {
 	if got != want || want.ownerHumans == 0 || want.visitors == 0 {
 		t.Fatalf("after the backfill: %+v, raw %+v", got, want)
 	}
-	insert(1000)
+	insert(1000, click.Table)
 	body, err := fs.ReadFile(embedded(t), "0009_click_visitors.sql")
 	if err != nil {
 		t.Fatal(err)

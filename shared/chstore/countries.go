@@ -13,7 +13,7 @@ import (
 // per stored country code, every country (a breakdown keeps the top
 // TopN): what a world map colours. It reads the raw clicks of the range
 // within the primary key, as the range breakdown does.
-const rangeCountriesSQL = `SELECT country, count() AS n FROM clicks
+const rangeCountriesSQL = `SELECT country, count() AS n FROM ` + click.RawSource + `
 WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human'
 GROUP BY country ORDER BY n DESC, country`
 

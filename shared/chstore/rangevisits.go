@@ -24,7 +24,7 @@ type RangeVisits struct {
 // primary key (kind, target_id, ts) as the range breakdown reads: no
 // aggregate has the device column (0004 keeps it out, see there), and a
 // new one would cost every insert.
-const rangeVisitsSQL = `SELECT toString(class) AS c, device, count() AS n FROM clicks
+const rangeVisitsSQL = `SELECT toString(class) AS c, device, count() AS n FROM ` + click.RawSource + `
 WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC')
 GROUP BY c, device`
 

@@ -1,6 +1,10 @@
 package click
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // Block is a batch of rows stored column by column, the form in which the
 // ClickHouse driver encodes an INSERT fastest (one Append per column instead
@@ -22,6 +26,8 @@ type Block struct {
 	refHost  []string
 	refCat   []int8
 	language []string
+
+	order []int32 // KeyOrder's result, reused
 }
 
 // Column is one column of a Block: its name in the clicks table and its
@@ -54,9 +60,19 @@ func (b *Block) Columns() []Column {
 	}
 }
 
+// Table is the ClickHouse table the edge writes clicks to (migration
+// 0011). clicks, its predecessor, keeps the clicks of earlier versions and
+// its own views: a click is counted by the views of the table it went to.
+const Table = "click_events"
+
+// RawSource is the raw clicks of every version, for reads (a FROM clause):
+// clicks and click_events through ClickHouse's merge table function,
+// which reads each within its own primary key.
+const RawSource = `merge(currentDatabase(), '^(clicks|click_events)$')`
+
 // InsertSQL is the statement a Block is sent with. It names its columns:
 // ClickHouse 18.16 rejects batch inserts without a column list.
-var InsertSQL = InsertSQLFor("clicks")
+var InsertSQL = InsertSQLFor(Table)
 
 // InsertSQLFor is InsertSQL into another table with the clicks table's
 // columns (benchmarks compare against a view-less copy). table is spliced
@@ -88,6 +104,31 @@ func (b *Block) Add(r *Row) {
 	b.refHost = append(b.refHost, r.RefHost)
 	b.refCat = append(b.refCat, int8(r.RefCategory))
 	b.language = append(b.language, r.Language)
+}
+
+// KeyOrder returns the indexes of rows in the raw click tables' primary-key
+// order (kind, target_id, ts). A part whose block arrives in that order is
+// written without sorting (ClickHouse checks, and counts
+// MergeTreeDataWriterBlocksAlreadySorted): the sort of every INSERT's
+// rows moves from the server, where it compares column by column through
+// virtual calls, to here. The slice is the block's, valid until the next
+// call; rows is not reordered.
+func (b *Block) KeyOrder(rows []Row) []int32 {
+	b.order = b.order[:0]
+	for i := range rows {
+		b.order = append(b.order, int32(i))
+	}
+	slices.SortFunc(b.order, func(i, j int32) int {
+		x, y := &rows[i], &rows[j]
+		if c := cmp.Compare(x.Kind, y.Kind); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.TargetID(), y.TargetID()); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.UnixNano, y.UnixNano)
+	})
+	return b.order
 }
 
 // Len returns the number of rows in the block.

@@ -2,12 +2,13 @@ package click
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
 
 func TestInsertSQLNamesEveryColumn(t *testing.T) {
-	want := "INSERT INTO clicks (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor, country, browser, os, device, referrer_host, referrer_category, language)"
+	want := "INSERT INTO click_events (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor, country, browser, os, device, referrer_host, referrer_category, language)"
 	if InsertSQL != want {
 		t.Fatalf("InsertSQL = %q\nwant        %q", InsertSQL, want)
 	}
@@ -56,5 +57,28 @@ func TestBlockAddAndReset(t *testing.T) {
 		if reflect.ValueOf(c.Data).Len() != 0 {
 			t.Fatalf("column %s not reset", c.Name)
 		}
+	}
+}
+
+func TestKeyOrder(t *testing.T) {
+	rows := []Row{
+		{ClickID: 1, UnixNano: 30, Kind: KindQR, QRID: 2},
+		{ClickID: 2, UnixNano: 20, Kind: KindLink, LinkID: 9},
+		{ClickID: 3, UnixNano: 10, Kind: KindLink, LinkID: 9},
+		{ClickID: 4, UnixNano: 5, Kind: KindQR, QRID: 1, LinkID: 50},
+		{ClickID: 5, UnixNano: 1, Kind: KindLink, LinkID: 10},
+	}
+	before := slices.Clone(rows)
+	var b Block
+	got := b.KeyOrder(rows)
+	// link 9 (t10, t20), link 10, then QR 1 (its link id is not its key), QR 2.
+	if want := []int32{2, 1, 4, 3, 0}; !slices.Equal(got, want) {
+		t.Fatalf("KeyOrder = %v, want %v", got, want)
+	}
+	if !slices.Equal(rows, before) {
+		t.Fatal("KeyOrder reordered its rows")
+	}
+	if got := b.KeyOrder(rows[:2]); !slices.Equal(got, []int32{1, 0}) {
+		t.Fatalf("KeyOrder of a shorter batch = %v", got)
 	}
 }

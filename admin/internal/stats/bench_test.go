@@ -29,7 +29,7 @@ func BenchmarkLinkStats(b *testing.B) {
 	}
 	conn, _ := chtest.New(b)
 	ctx := context.Background()
-	err := conn.Exec(ctx, `INSERT INTO clicks (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
+	err := conn.Exec(ctx, `INSERT INTO `+click.Table+` (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
 		country, browser, os, device, referrer_host, referrer_category, language)
 		SELECT number, toDateTime('2026-01-01 00:00:00', 'UTC') + intDiv(number * 7, 10), 1,
 			if(number % 10 < 9, 1, 2 + number % 99) AS t, t, 0, 1, if(number % 10 = 3, 1, 0),

@@ -175,7 +175,7 @@ func TestTopNCutAndTies(t *testing.T) {
 func TestUniqueIsExactBelow64k(t *testing.T) {
 	conn, _ := chtest.New(t)
 	ctx := context.Background()
-	err := conn.Exec(ctx, `INSERT INTO clicks (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
+	err := conn.Exec(ctx, `INSERT INTO `+click.Table+` (click_id, ts, kind, target_id, link_id, qr_id, owner_id, class, visitor,
 		country, browser, os, device, referrer_host, referrer_category, language)
 		SELECT number, toDateTime('2026-03-01 00:00:00', 'UTC') + number, 1, 9, 9, 0, 1, 0, sipHash64(number % 50000),
 		'DE', 'Chrome', 'Windows', 'desktop', '', 0, '' FROM system.numbers LIMIT 120000`)
@@ -183,7 +183,7 @@ func TestUniqueIsExactBelow64k(t *testing.T) {
 		t.Fatal(err)
 	}
 	var exact uint64
-	if err := conn.QueryRow(ctx, "SELECT uniqExact(visitor) FROM clicks WHERE target_id = 9").Scan(&exact); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT uniqExact(visitor) FROM "+click.Table+" WHERE target_id = 9").Scan(&exact); err != nil {
 		t.Fatal(err)
 	}
 	got, err := stats.New(conn).Summary(ctx, click.KindLink, 9)

@@ -97,7 +97,7 @@ func deadConn(t testing.TB) driver.Conn {
 // counts returns count() and uniqExact(click_id) of the clicks table.
 func counts(t testing.TB, conn driver.Conn) (rows, unique uint64) {
 	t.Helper()
-	if err := conn.QueryRow(context.Background(), "SELECT count(), uniqExact(click_id) FROM clicks").Scan(&rows, &unique); err != nil {
+	if err := conn.QueryRow(context.Background(), "SELECT count(), uniqExact(click_id) FROM "+click.Table).Scan(&rows, &unique); err != nil {
 		t.Fatal(err)
 	}
 	return rows, unique

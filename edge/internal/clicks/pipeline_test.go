@@ -67,7 +67,7 @@ func TestEnrichedRowsAndAggregates(t *testing.T) {
 		Class    string `ch:"class"`
 	}
 	if err := conn.Select(context.Background(), &got, `SELECT country, browser, os, device, referrer_host,
-		referrer_category, language, class FROM clicks ORDER BY ts, referrer_host DESC`); err != nil {
+		referrer_category, language, class FROM `+click.Table+` ORDER BY ts, referrer_host DESC`); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -87,8 +87,8 @@ func TestEnrichedRowsAndAggregates(t *testing.T) {
 	}
 
 	var clicks, unique, previews uint64
-	if err := conn.QueryRow(context.Background(), `SELECT countIfMerge(humans), uniqIfMerge(visitors), countIfMerge(previews)
-		FROM click_totals WHERE kind = 'link' AND target_id = 77`).Scan(&clicks, &unique, &previews); err != nil {
+	if err := conn.QueryRow(context.Background(), `SELECT countIfMerge(humans), (SELECT uniqIfMerge(visitors) FROM click_visitors WHERE kind = 'link' AND target_id = 77),
+		countIfMerge(previews) FROM click_totals WHERE kind = 'link' AND target_id = 77`).Scan(&clicks, &unique, &previews); err != nil {
 		t.Fatal(err)
 	}
 	if clicks != 3 || unique != 2 || previews != 1 {

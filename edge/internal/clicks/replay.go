@@ -234,7 +234,7 @@ func (p *Pipeline) lookupIDs(ctx context.Context, rows []click.Row, present map[
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.InsertTimeout)
 	defer cancel()
 	res, err := p.conn.Query(ctx,
-		"SELECT click_id FROM clicks WHERE ts >= toDateTime(?) AND ts <= toDateTime(?) AND click_id IN ?",
+		"SELECT click_id FROM "+click.RawSource+" WHERE ts >= toDateTime(?) AND ts <= toDateTime(?) AND click_id IN ?",
 		lo, hi, clickhouse.GroupSet{Value: ids})
 	if err != nil {
 		return fmt.Errorf("look up spooled click ids: %w", err)
