@@ -3,6 +3,7 @@ package chstore_test
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -17,7 +18,9 @@ import (
 // aggregateReads finalise every aggregate table the views of clicks (0002–
 // 0010) and of click_events (0011) fill, one line per key. click_totals'
 // and click_hourly's visitor states are left out: nothing reads them, and
-// 0011 leaves them empty.
+// 0011 leaves them empty. The product's reads of date ranges, which read
+// click_dims_daily for click_events and the raw rows for clicks, are
+// compared in TestClickEventsCountAsClicks itself.
 var aggregateReads = map[string]string{
 	"click_totals": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(countIfMerge(humans)), ' ',
 		toString(countIfMerge(bots)), ' ', toString(countIfMerge(previews)), ' ', toString(countIfMerge(prefetches))) AS l
@@ -25,8 +28,12 @@ var aggregateReads = map[string]string{
 	"click_hourly": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(hour), ' ', toString(countIfMerge(humans)), ' ',
 		toString(countIfMerge(bots)), ' ', toString(countIfMerge(previews)), ' ', toString(countIfMerge(prefetches))) AS l
 		FROM click_hourly GROUP BY kind, target_id, hour ORDER BY l`,
-	"click_dims_total": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', dim, ' ', value, ' ', toString(sum(hits))) AS l
-		FROM click_dims_total GROUP BY kind, target_id, dim, value ORDER BY l`,
+	// clicks' dimensions are all-time (0004), click_events' per day (0011):
+	// their sum over days, devices aside, is what the two must agree on.
+	"dimensions": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', dim, ' ', value, ' ', toString(sum(hits))) AS l
+		FROM (SELECT kind, target_id, dim, value, hits FROM click_dims_total
+			UNION ALL SELECT kind, target_id, dim, value, hits FROM click_dims_daily WHERE dim != 'device')
+		GROUP BY kind, target_id, dim, value ORDER BY l`,
 	"click_owner_totals": `SELECT concat(toString(kind), ' ', toString(owner_id), ' ', toString(target_id), ' ', toString(sum(humans))) AS l
 		FROM click_owner_totals GROUP BY kind, owner_id, target_id ORDER BY l`,
 	"click_visitors": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(uniqIfMerge(visitors))) AS l
@@ -151,13 +158,63 @@ func TestClickEventsCountAsClicks(t *testing.T) {
 		got := readAggregates(t, conn)
 		for table, w := range want {
 			if !slices.Equal(got[table], w) {
-				t.Errorf("%s through %s: %d keys differ from clicks' views (%d keys)\ngot  %.300q\nwant %.300q",
-					table, name, countDiff(got[table], w), len(w), got[table], w)
+				t.Errorf("%s through %s: %d keys differ from clicks' views (%d keys); first lines\ngot  %q\nwant %q",
+					table, name, countDiff(got[table], w), len(w), got[table][:min(5, len(got[table]))], w[:min(5, len(w))])
 			}
 		}
 		var raw uint64
 		if err := conn.QueryRow(ctx, "SELECT count() FROM "+click.RawSource).Scan(&raw); err != nil || raw != uint64(len(rows)) {
 			t.Errorf("%s: %d raw clicks (%v), want %d", name, raw, err, len(rows))
+		}
+		compareReads(t, name, old, conn)
+	}
+}
+
+// compareReads checks that the product's reads of one target give the same
+// answers on both databases: all time, and date ranges of one day, of
+// both days and of a day without clicks.
+func compareReads(t *testing.T, name string, want, got driver.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	day := time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
+	ranges := [][2]time.Time{{day, day.AddDate(0, 0, 1)}, {day.AddDate(0, 0, 1), day.AddDate(0, 0, 2)},
+		{day, day.AddDate(0, 0, 2)}, {day.AddDate(0, 0, 5), day.AddDate(0, 0, 6)}}
+	for _, target := range []struct {
+		kind click.Kind
+		id   int64
+	}{{click.KindLink, 1}, {click.KindLink, 17}, {click.KindQR, 3}} {
+		check := func(what string, read func(driver.Conn) (any, error)) {
+			w, err := read(want)
+			if err != nil {
+				t.Fatalf("%s %v %d through clicks: %v", what, target.kind, target.id, err)
+			}
+			g, err := read(got)
+			if err != nil {
+				t.Fatalf("%s %v %d through %s: %v", what, target.kind, target.id, name, err)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("%s of %v %d through %s:\ngot  %+v\nwant %+v", what, target.kind, target.id, name, g, w)
+			}
+		}
+		check("summary", func(c driver.Conn) (any, error) { return chstore.ReadSummary(ctx, c, target.kind, target.id) })
+		// Equal answers must not be empty ones.
+		if cs, err := chstore.ReadRangeCountries(ctx, want, target.kind, target.id, day, day.AddDate(0, 0, 2)); err != nil || len(cs) < 2 {
+			t.Fatalf("countries of %v %d over both days: %v, %v; the population should give several", target.kind, target.id, cs, err)
+		}
+		if v, err := chstore.ReadRangeVisits(ctx, got, target.kind, target.id, day, day.AddDate(0, 0, 2)); err != nil || len(v.Devices) == 0 || v.Bots == 0 {
+			t.Fatalf("visits of %v %d over both days through %s: %+v, %v", target.kind, target.id, name, v, err)
+		}
+		for _, r := range ranges {
+			at := r[0].Format("01-02") + ".." + r[1].Format("01-02")
+			check("breakdown "+at, func(c driver.Conn) (any, error) {
+				return chstore.ReadRangeBreakdown(ctx, c, target.kind, target.id, r[0], r[1])
+			})
+			check("countries "+at, func(c driver.Conn) (any, error) {
+				return chstore.ReadRangeCountries(ctx, c, target.kind, target.id, r[0], r[1])
+			})
+			check("visits "+at, func(c driver.Conn) (any, error) {
+				return chstore.ReadRangeVisits(ctx, c, target.kind, target.id, r[0], r[1])
+			})
 		}
 	}
 }
@@ -190,5 +247,21 @@ func TestViewChainingProbe(t *testing.T) {
 	var probes uint64
 	if err := conn.QueryRow(context.Background(), "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name LIKE 'kurz_chain_probe_%'").Scan(&probes); err != nil || probes != 0 {
 		t.Fatalf("probe tables left behind: %d (%v)", probes, err)
+	}
+}
+
+// TestRangeReadsRefuseHours: the daily tables answer whole UTC days only.
+func TestRangeReadsRefuseHours(t *testing.T) {
+	conn, _ := chtest.New(t)
+	ctx := context.Background()
+	day := time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
+	if _, err := chstore.ReadRangeBreakdown(ctx, conn, click.KindLink, 1, day.Add(time.Hour), day.AddDate(0, 0, 1)); err == nil {
+		t.Error("breakdown from 01:00 answered")
+	}
+	if _, err := chstore.ReadRangeCountries(ctx, conn, click.KindLink, 1, day, day.Add(90*time.Minute)); err == nil {
+		t.Error("countries to 01:30 answered")
+	}
+	if _, err := chstore.ReadRangeVisits(ctx, conn, click.KindLink, 1, day.In(time.FixedZone("x", 3600)), day.AddDate(0, 0, 1)); err != nil {
+		t.Errorf("visits from UTC midnight written in another zone: %v", err)
 	}
 }

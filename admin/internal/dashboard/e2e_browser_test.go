@@ -77,9 +77,13 @@ func TestBrowserEndToEndEdge(t *testing.T) {
 
 	// Both clicks reach the statistics page through the edge's pipeline.
 	stats := e.base + "/links/" + id + "/stats"
+	// One INSERT fills ClickHouse's tables one after another, and a page
+	// read meanwhile can see the clicks in the hours but not yet in the
+	// breakdowns: wait until the range's clicks and its devices show both.
 	waitFor(t, 20*time.Second, "both clicks on the statistics page", func() bool {
 		tab.Open(stats)
-		return browsertest.Eval[string](tab, `(document.getElementById("kpi-clicks")||{}).textContent||""`) == "2"
+		return browsertest.Eval[string](tab, `(document.getElementById("kpi-clicks")||{}).textContent||""`) == "2" &&
+			browsertest.Eval[int](tab, `document.querySelectorAll("#devices tbody tr").length`) == 2
 	})
 	if got := tab.Text("#kpi-unique"); got != "2" {
 		t.Errorf("unique clicks %q, want 2 (two browsers)", got)
