@@ -1,0 +1,293 @@
+package chstore_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"kurz/shared/chstore"
+	"kurz/shared/chstore/chtest"
+	"kurz/shared/click"
+)
+
+// The cluster tests run against deploy/local/cluster.sh's servers, which
+// `make test` and `make test-cluster` start (chtest.EnvClusterURL).
+
+var (
+	sharded    = chstore.Cluster{Name: chtest.ShardedCluster}
+	replicated = chstore.Cluster{Name: chtest.ReplicatedCluster, Replicated: true}
+)
+
+// clusterServers returns a DSN of db on every server of cluster c, seen
+// from conn's server.
+func clusterServers(t *testing.T, conn driver.Conn, c chstore.Cluster, db string) []string {
+	t.Helper()
+	var hosts []struct {
+		Host string `ch:"host_address"`
+		Port uint16 `ch:"port"`
+	}
+	if err := conn.Select(context.Background(), &hosts,
+		"SELECT host_address, port FROM system.clusters WHERE cluster = ? ORDER BY shard_num, replica_num", c.Name); err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 2 {
+		t.Fatalf("cluster %s has %d servers, want 2 (deploy/local/cluster.sh)", c.Name, len(hosts))
+	}
+	var out []string
+	for _, h := range hosts {
+		out = append(out, fmt.Sprintf("clickhouse://%s:%d/%s", h.Host, h.Port, db))
+	}
+	return out
+}
+
+func currentDB(t *testing.T, conn driver.Conn) string {
+	t.Helper()
+	var db string
+	if err := conn.QueryRow(context.Background(), "SELECT currentDatabase()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func openDSN(t *testing.T, dsn string) driver.Conn {
+	t.Helper()
+	conn, err := chstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// TestClusterMigrateCreatesShardTables: every server of the cluster has
+// each table as <name>_local, the views, and the Distributed table under
+// the original name; a second run changes nothing.
+func TestClusterMigrateCreatesShardTables(t *testing.T) {
+	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvClusterURL), sharded)
+	before := versions(t, conn)
+	if !slices.Equal(before, fileVersions(t)) {
+		t.Fatalf("versions %v, want %v", before, fileVersions(t))
+	}
+	for _, dsn := range clusterServers(t, conn, sharded, currentDB(t, conn)) {
+		got := tables(t, openDSN(t, dsn))
+		for _, name := range clickTables {
+			want := []string{name}
+			if !slices.Contains([]string{"_mv"}, name[max(0, len(name)-3):]) {
+				want = append(want, name+chstore.LocalSuffix)
+			}
+			for _, w := range want {
+				if !slices.Contains(got, w) {
+					t.Errorf("%s: table %s missing; have %v", chstore.Redact(dsn), w, got)
+				}
+			}
+		}
+		for _, gone := range droppedTables {
+			if slices.Contains(got, gone) {
+				t.Errorf("%s: dropped table %s exists", chstore.Redact(dsn), gone)
+			}
+		}
+	}
+	if err := chstore.MigrateEmbeddedCluster(context.Background(), conn, sharded); err != nil {
+		t.Fatal(err)
+	}
+	if after := versions(t, conn); !slices.Equal(after, before) {
+		t.Fatalf("versions after a second run %v, want %v", after, before)
+	}
+}
+
+// testClicks is a deterministic mix of clicks of 3 owners on 40 links and
+// 5 QR codes over the last 40 days (so that some are outside the owner
+// windows) and the next minute.
+func testClicks(now time.Time, n int) []click.Row {
+	r := rand.New(rand.NewPCG(1, 2))
+	countries := []string{"DE", "US", "FR", "", "JP"}
+	browsers := []string{"Chrome", "Firefox", "Safari", "Other"}
+	refs := []string{"", "google.com", "t.co", "news.example"}
+	rows := make([]click.Row, n)
+	for i := range rows {
+		link := uint64(1 + r.IntN(40))
+		row := click.Row{
+			ClickID: uint64(i + 1), UnixNano: now.Add(-time.Duration(r.Int64N(int64(40 * 24 * time.Hour)))).UnixNano(),
+			Kind: click.KindLink, Class: click.Class(r.IntN(4) / 3 * (1 + r.IntN(3))), LinkID: link, OwnerID: 1 + link%3,
+			Visitor: uint64(r.IntN(300)), Country: countries[r.IntN(len(countries))], Browser: browsers[r.IntN(len(browsers))],
+			OS: "Linux", Device: "desktop", RefHost: refs[r.IntN(len(refs))], RefCategory: click.RefCategory(r.IntN(5)), Language: "en",
+		}
+		if i%10 == 0 {
+			row.Kind, row.QRID = click.KindQR, uint64(1+r.IntN(5))
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+func insertAll(t *testing.T, conn driver.Conn, rows []click.Row) {
+	t.Helper()
+	var blk click.Block
+	if err := chstore.InsertRows(context.Background(), conn, &blk, rows, chstore.Chunking{Rows: 1000}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reads is every chstore read of the stats, for one set of targets.
+type reads struct {
+	Summaries map[string]*chstore.Summary
+	Totals    map[int64]chstore.Totals
+	Rankings  map[int64]chstore.Ranked
+	Windows   map[int64]chstore.OwnerWindows
+	Ranges    map[int64]chstore.Breakdown
+	Visits    map[int64]chstore.RangeVisits
+	Countries map[int64][]chstore.Count
+}
+
+func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
+	t.Helper()
+	ctx := context.Background()
+	r := reads{Summaries: map[string]*chstore.Summary{}, Rankings: map[int64]chstore.Ranked{}, Windows: map[int64]chstore.OwnerWindows{},
+		Ranges: map[int64]chstore.Breakdown{}, Visits: map[int64]chstore.RangeVisits{}, Countries: map[int64][]chstore.Count{}}
+	var ids []int64
+	from, end := now.AddDate(0, 0, -10), now.Add(time.Hour)
+	for id := int64(1); id <= 41; id++ {
+		ids = append(ids, id)
+		for _, k := range []click.Kind{click.KindLink, click.KindQR} {
+			s, err := chstore.ReadSummary(ctx, conn, k, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Summaries[fmt.Sprint(k, "/", id)] = s
+		}
+		var err error
+		if r.Ranges[id], err = chstore.ReadRangeBreakdown(ctx, conn, click.KindLink, id, from, end); err != nil {
+			t.Fatal(err)
+		}
+		if r.Visits[id], err = chstore.ReadRangeVisits(ctx, conn, click.KindLink, id, from, end); err != nil {
+			t.Fatal(err)
+		}
+		if r.Countries[id], err = chstore.ReadRangeCountries(ctx, conn, click.KindLink, id, from, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var err error
+	if r.Totals, err = chstore.ReadTotals(ctx, conn, click.KindLink, ids, true); err != nil {
+		t.Fatal(err)
+	}
+	for owner := int64(1); owner <= 4; owner++ {
+		if r.Rankings[owner], err = chstore.ReadRanking(ctx, conn, click.KindLink, owner, 0); err != nil {
+			t.Fatal(err)
+		}
+		if r.Windows[owner], err = chstore.ReadOwnerWindows(ctx, conn, click.KindLink, owner, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// TestClusterReadsEqualOneServer inserts the same clicks through the
+// Distributed table of a two-shard cluster and into one server: both
+// shards hold some, and every stats read gives the same numbers, which
+// are the numbers sent.
+func TestClusterReadsEqualOneServer(t *testing.T) {
+	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvClusterURL), sharded)
+	single, _ := chtest.New(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	rows := testClicks(now, 5000)
+	insertAll(t, conn, rows)
+	insertAll(t, single, rows)
+
+	var total uint64
+	for _, dsn := range clusterServers(t, conn, sharded, currentDB(t, conn)) {
+		var n uint64
+		if err := openDSN(t, dsn).QueryRow(context.Background(), "SELECT count() FROM clicks_local").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Fatalf("%s holds no clicks: the Distributed table does not spread them", chstore.Redact(dsn))
+		}
+		total += n
+	}
+	if total != uint64(len(rows)) {
+		t.Fatalf("the shards hold %d clicks, %d were sent", total, len(rows))
+	}
+
+	got, want := readAll(t, conn, now), readAll(t, single, now)
+	checkSent(t, got, rows)
+	if !reflect.DeepEqual(got, want) {
+		for k := range want.Summaries {
+			if !reflect.DeepEqual(got.Summaries[k], want.Summaries[k]) {
+				t.Errorf("summary %s: cluster %+v, one server %+v", k, got.Summaries[k], want.Summaries[k])
+			}
+		}
+		t.Fatalf("cluster reads differ from one server's:\ncluster %+v\none server %+v", got, want)
+	}
+}
+
+// checkSent compares the reads with counts of the rows themselves.
+func checkSent(t *testing.T, got reads, rows []click.Row) {
+	t.Helper()
+	humans, owners := map[string]uint64{}, map[int64]int64{}
+	for _, r := range rows {
+		if r.Class == click.ClassHuman {
+			humans[fmt.Sprint(r.Kind, "/", r.TargetID())]++
+			if r.Kind == click.KindLink {
+				owners[int64(r.OwnerID)]++
+			}
+		}
+	}
+	var sum uint64
+	for k, s := range got.Summaries {
+		if s.Clicks != humans[k] {
+			t.Errorf("%s: %d clicks read, %d sent", k, s.Clicks, humans[k])
+		}
+		sum += s.Clicks
+	}
+	if sum == 0 {
+		t.Fatal("no human clicks read")
+	}
+	for owner, want := range owners {
+		var n int64
+		for _, c := range got.Rankings[owner].Clicks {
+			n += c
+		}
+		if n != want {
+			t.Errorf("owner %d: ranking sums to %d, %d sent", owner, n, want)
+		}
+	}
+}
+
+// TestReplicatedClusterReplicates migrates the ReplicatedMergeTree
+// variant on one shard of two replicas, inserts through one, and finds
+// every click and aggregate on both replicas.
+func TestReplicatedClusterReplicates(t *testing.T) {
+	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvReplicatedURL), replicated)
+	single, _ := chtest.New(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	rows := testClicks(now, 2000)
+	insertAll(t, conn, rows)
+	insertAll(t, single, rows)
+	want := readAll(t, single, now)
+	ctx := context.Background()
+	for _, dsn := range clusterServers(t, conn, replicated, currentDB(t, conn)) {
+		replica := openDSN(t, dsn)
+		var engine string
+		if err := replica.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'clicks_local'").Scan(&engine); err != nil || engine != "ReplicatedMergeTree" {
+			t.Fatalf("%s: clicks_local engine %q, %v", chstore.Redact(dsn), engine, err)
+		}
+		for _, tbl := range []string{"clicks", "click_totals", "click_hourly", "click_dims_total", "click_visitors", "click_hourly_visitors", "click_owner_totals", "click_owner_daily"} {
+			if err := replica.Exec(ctx, "SYSTEM SYNC REPLICA "+tbl+chstore.LocalSuffix); err != nil {
+				t.Fatalf("%s: sync %s: %v", chstore.Redact(dsn), tbl, err)
+			}
+		}
+		var n uint64
+		if err := replica.QueryRow(ctx, "SELECT count() FROM clicks_local").Scan(&n); err != nil || n != uint64(len(rows)) {
+			t.Fatalf("%s: replica holds %d clicks (%v), %d were sent", chstore.Redact(dsn), n, err, len(rows))
+		}
+		if got := readAll(t, replica, now); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: replica's reads differ from one server's:\nreplica %+v\none server %+v", chstore.Redact(dsn), got, want)
+		}
+	}
+}
