@@ -1,9 +1,12 @@
 package chstore
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"regexp"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
 // Cluster is how kurz's ClickHouse tables are laid out (docs/scaling.md,
@@ -52,6 +55,9 @@ func (c Cluster) Check() error {
 // later. A setting the DSN already names is left alone; a single server
 // gets dsn unchanged.
 func (c Cluster) DSN(dsn string) (string, error) {
+	if err := c.Check(); err != nil {
+		return "", err
+	}
 	if c.Name == "" {
 		return dsn, nil
 	}
@@ -65,4 +71,21 @@ func (c Cluster) DSN(dsn string) (string, error) {
 	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
+}
+
+// OpenCluster is Open with the settings of layout c (DSN).
+func OpenCluster(ctx context.Context, dsn string, c Cluster) (driver.Conn, error) {
+	dsn, err := c.DSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, dsn)
+}
+
+// DialCluster is Dial with the settings of layout c (DSN).
+func DialCluster(ctx context.Context, dsn string, c Cluster) (conn driver.Conn, down, err error) {
+	if dsn, err = c.DSN(dsn); err != nil {
+		return nil, nil, err
+	}
+	return Dial(ctx, dsn)
 }
