@@ -24,37 +24,6 @@ var (
 	replicated = chstore.Cluster{Name: chtest.ReplicatedCluster, Replicated: true}
 )
 
-// clusterServers returns a DSN of db on every server of cluster c, seen
-// from conn's server.
-func clusterServers(t *testing.T, conn driver.Conn, c chstore.Cluster, db string) []string {
-	t.Helper()
-	var hosts []struct {
-		Host string `ch:"host_address"`
-		Port uint16 `ch:"port"`
-	}
-	if err := conn.Select(context.Background(), &hosts,
-		"SELECT host_address, port FROM system.clusters WHERE cluster = ? ORDER BY shard_num, replica_num", c.Name); err != nil {
-		t.Fatal(err)
-	}
-	if len(hosts) != 2 {
-		t.Fatalf("cluster %s has %d servers, want 2 (deploy/local/cluster.sh)", c.Name, len(hosts))
-	}
-	var out []string
-	for _, h := range hosts {
-		out = append(out, fmt.Sprintf("clickhouse://%s:%d/%s", h.Host, h.Port, db))
-	}
-	return out
-}
-
-func currentDB(t *testing.T, conn driver.Conn) string {
-	t.Helper()
-	var db string
-	if err := conn.QueryRow(context.Background(), "SELECT currentDatabase()").Scan(&db); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
 func openDSN(t *testing.T, dsn string) driver.Conn {
 	t.Helper()
 	conn, err := chstore.Open(context.Background(), dsn)
@@ -74,7 +43,7 @@ func TestClusterMigrateCreatesShardTables(t *testing.T) {
 	if !slices.Equal(before, fileVersions(t)) {
 		t.Fatalf("versions %v, want %v", before, fileVersions(t))
 	}
-	for _, dsn := range clusterServers(t, conn, sharded, currentDB(t, conn)) {
+	for _, dsn := range chtest.ServerDSNs(t, conn, sharded) {
 		got := tables(t, openDSN(t, dsn))
 		for _, name := range clickTables {
 			want := []string{name}
@@ -200,7 +169,7 @@ func TestClusterReadsEqualOneServer(t *testing.T) {
 	insertAll(t, single, rows)
 
 	var total uint64
-	for _, dsn := range clusterServers(t, conn, sharded, currentDB(t, conn)) {
+	for _, dsn := range chtest.ServerDSNs(t, conn, sharded) {
 		var n uint64
 		if err := openDSN(t, dsn).QueryRow(context.Background(), "SELECT count() FROM clicks_local").Scan(&n); err != nil {
 			t.Fatal(err)
@@ -271,7 +240,7 @@ func TestReplicatedClusterReplicates(t *testing.T) {
 	insertAll(t, single, rows)
 	want := readAll(t, single, now)
 	ctx := context.Background()
-	for _, dsn := range clusterServers(t, conn, replicated, currentDB(t, conn)) {
+	for _, dsn := range chtest.ServerDSNs(t, conn, replicated) {
 		replica := openDSN(t, dsn)
 		var engine string
 		if err := replica.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'clicks_local'").Scan(&engine); err != nil || engine != "ReplicatedMergeTree" {

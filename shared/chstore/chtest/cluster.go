@@ -2,6 +2,7 @@ package chtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -43,9 +44,27 @@ func NewCluster(t testing.TB, adminDSN string, c chstore.Cluster) (driver.Conn, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	dsn := EmptyCluster(t, adminDSN, c)
+	conn, err := chstore.OpenCluster(ctx, dsn, c)
+	if err != nil {
+		t.Fatalf("chtest: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := chstore.MigrateEmbeddedCluster(ctx, conn, c); err != nil {
+		t.Fatalf("chtest: migrate %s on cluster %s: %v", chstore.Redact(dsn), c.Name, err)
+	}
+	return conn, dsn
+}
+
+// EmptyCluster creates a fresh database t_<random> on the server at
+// adminDSN, a server of cluster c, and returns its DSN; migrating it for c
+// creates it on the cluster's other servers. It is dropped on every server
+// when t ends.
+func EmptyCluster(t testing.TB, adminDSN string, c chstore.Cluster) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	name := "t_" + randomHex(8)
-	// Created here on the one server, so that the connection can name it;
-	// the migration creates it on the others.
 	if err := execAdmin(ctx, adminDSN, "CREATE DATABASE IF NOT EXISTS "+name); err != nil {
 		t.Fatalf("chtest: is the ClickHouse cluster at %s running? %v", chstore.Redact(adminDSN), err)
 	}
@@ -57,19 +76,36 @@ func NewCluster(t testing.TB, adminDSN string, c chstore.Cluster) (driver.Conn, 
 		}
 	})
 	dsn, err := chstore.WithDatabase(adminDSN, name)
-	if err == nil {
-		dsn, err = c.DSN(dsn)
-	}
 	if err != nil {
 		t.Fatalf("chtest: %v", err)
 	}
-	conn, err := chstore.Open(ctx, dsn)
-	if err != nil {
+	return dsn
+}
+
+// ServerDSNs returns a DSN of conn's database on every server of cluster
+// c as conn's server lists them (system.clusters), shard by shard.
+func ServerDSNs(t testing.TB, conn driver.Conn, c chstore.Cluster) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var db string
+	if err := conn.QueryRow(ctx, "SELECT currentDatabase()").Scan(&db); err != nil {
 		t.Fatalf("chtest: %v", err)
 	}
-	t.Cleanup(func() { conn.Close() })
-	if err := chstore.MigrateEmbeddedCluster(ctx, conn, c); err != nil {
-		t.Fatalf("chtest: migrate %s on cluster %s: %v", name, c.Name, err)
+	var hosts []struct {
+		Host string `ch:"host_address"`
+		Port uint16 `ch:"port"`
 	}
-	return conn, dsn
+	if err := conn.Select(ctx, &hosts,
+		"SELECT host_address, port FROM system.clusters WHERE cluster = ? ORDER BY shard_num, replica_num", c.Name); err != nil {
+		t.Fatalf("chtest: servers of %s: %v", c.Name, err)
+	}
+	if len(hosts) == 0 {
+		t.Fatalf("chtest: the server knows no cluster %s (deploy/local/cluster.sh)", c.Name)
+	}
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = fmt.Sprintf("clickhouse://%s:%d/%s", h.Host, h.Port, db)
+	}
+	return out
 }
