@@ -119,9 +119,9 @@ var noRedirect = &http.Client{
 	Timeout:       5 * time.Second,
 }
 
-// visit requests alias at the edge as a browser at ip and expects the
-// redirect.
-func (s *stack) visit(alias, ip string) {
+// visit requests alias at the edge as a browser at ip and returns the
+// status.
+func (s *stack) visit(alias, ip string) int {
 	s.t.Helper()
 	req, _ := http.NewRequest("GET", s.edge+"/"+alias, nil)
 	req.Host = "sho.rt"
@@ -133,8 +133,23 @@ func (s *stack) visit(alias, ip string) {
 	}
 	io.Copy(io.Discard, res.Body) //nolint:errcheck
 	res.Body.Close()
-	if res.StatusCode != http.StatusFound {
-		s.t.Fatalf("visit /%s: %d", alias, res.StatusCode)
+	return res.StatusCode
+}
+
+// redirect visits alias and expects the redirect. The first visit of a
+// new link waits until the edge has heard of it (a 404 counts no click).
+func (s *stack) redirect(alias, ip string, first bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st := s.visit(alias, ip)
+		if st == http.StatusFound {
+			return
+		}
+		if !first || st != http.StatusNotFound || time.Now().After(deadline) {
+			s.t.Fatalf("visit /%s: %d", alias, st)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -154,7 +169,7 @@ func (s *stack) clickLinks(key string, n int) []sent {
 		r := s.call(key, "POST", "/api/url/add", map[string]any{"url": "https://example.com/" + alias, "custom": alias})
 		ln := sent{id: int64(r["id"].(float64)), clicks: 3 + 2*i, unique: i + 2}
 		for v := range ln.clicks {
-			s.visit(alias, fmt.Sprintf("198.51.100.%d", 1+v%ln.unique))
+			s.redirect(alias, fmt.Sprintf("198.51.100.%d", 1+v%ln.unique), v == 0)
 		}
 		out = append(out, ln)
 	}
