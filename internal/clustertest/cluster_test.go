@@ -251,6 +251,31 @@ func (s *stack) shardCounts(c chstore.Cluster) []uint64 {
 	return out
 }
 
+// checkOtherTables checks the cluster's other writers: the edge's
+// ingest heartbeats and `admin price import`'s ticks are readable through
+// their Distributed tables.
+func (s *stack) checkOtherTables() {
+	s.t.Helper()
+	const prices = "../../deploy/local/sample-prices.csv" // 8 ticks
+	if out, err := s.command("admin", nil, "price", "import", prices).CombinedOutput(); err != nil {
+		s.t.Fatalf("admin price import: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := chstore.Open(ctx, s.chDSN)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer conn.Close()
+	var beats, ticks uint64
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count() FROM ingest_heartbeats), (SELECT count() FROM price_ticks)").Scan(&beats, &ticks); err != nil {
+		s.t.Fatal(err)
+	}
+	if beats == 0 || ticks != 8 {
+		s.t.Fatalf("%d ingest heartbeats (want some) and %d price ticks (want 8) on the cluster", beats, ticks)
+	}
+}
+
 // TestClusterEdgeAndStatsOnTwoShards: the clicks an edge takes reach both shards
 // through the Distributed table, none twice, and the admin's single-link,
 // list and chart responses show exactly what was sent.
@@ -261,6 +286,7 @@ func TestClusterEdgeAndStatsOnTwoShards(t *testing.T) {
 	links := s.clickLinks(key, 8)
 	s.waitCounted(key, links)
 	s.checkStats(key, links)
+	s.checkOtherTables()
 	total := 0
 	for _, ln := range links {
 		total += ln.clicks
