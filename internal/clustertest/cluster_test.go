@@ -9,9 +9,7 @@
 package clustertest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +18,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"kurz/internal/proctest"
 	"kurz/shared/chstore"
@@ -37,7 +37,7 @@ type stack struct {
 	t           *testing.T
 	env         []string
 	admin, edge string // base URLs
-	chDSN       string
+	ch          driver.Conn
 }
 
 func newStack(t *testing.T, envURL string, c chstore.Cluster) *stack {
@@ -48,13 +48,14 @@ func newStack(t *testing.T, envURL string, c chstore.Cluster) *stack {
 	if c.Replicated {
 		replicated = "1"
 	}
-	s := &stack{t: t, chDSN: chDSN, env: append(os.Environ(),
+	s := &stack{t: t, env: append(os.Environ(),
 		"KURZ_DATABASE_URL="+pgDSN, "KURZ_CLICKHOUSE_URL="+chDSN,
 		"KURZ_CLICKHOUSE_CLUSTER="+c.Name, "KURZ_CLICKHOUSE_REPLICATED="+replicated, "KURZ_PRICE_ADDR=",
 		"KURZ_BASE_URL=http://sho.rt", "KURZ_SECRET=cluster-secret-0123456789abcdef0123456789",
 		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_LOG_LEVEL=warn", "KURZ_EDGE_METRICS_ADDR=", "KURZ_ADMIN_METRICS_ADDR=",
 		"KURZ_TRUSTED_PROXIES=127.0.0.1",
 	)}
+	s.ch = open(t, chDSN)
 	// The schema comes from the real command, as a deployment runs it.
 	if out, err := s.command("admin", nil, "migrate").CombinedOutput(); err != nil {
 		t.Fatalf("admin migrate on cluster %s: %v\n%s", c.Name, err, out)
@@ -77,46 +78,13 @@ func (s *stack) command(name string, env []string, args ...string) *exec.Cmd {
 // userKey creates an account and returns its API key.
 func (s *stack) userKey(name string) string {
 	s.t.Helper()
-	out, err := s.command("admin", nil, "user", "create", "--email", name+"@example.com", "--username", name).Output()
-	if err != nil {
-		s.t.Fatalf("admin user create: %v", err)
-	}
-	var u struct {
-		Key string `json:"api_key"`
-	}
-	if err := json.Unmarshal(out, &u); err != nil || u.Key == "" {
-		s.t.Fatalf("admin user create printed %q: %v", out, err)
-	}
-	return u.Key
+	return proctest.APIKey(s.t, s.command("admin", nil, "user", "create", "--email", name+"@example.com", "--username", name))
 }
 
 // call sends an API request and returns the decoded body of a 200.
 func (s *stack) call(key, method, path string, body any) map[string]any {
 	s.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, s.admin+path, rd)
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil || res.StatusCode != http.StatusOK {
-		s.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, raw)
-	}
-	return out
-}
-
-var noRedirect = &http.Client{
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	Timeout:       5 * time.Second,
+	return proctest.CallOK(s.t, s.admin, key, method, path, body)
 }
 
 // visit requests alias at the edge as a browser at ip and returns the
@@ -127,7 +95,7 @@ func (s *stack) visit(alias, ip string) int {
 	req.Host = "sho.rt"
 	req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0")
 	req.Header.Set("X-Forwarded-For", ip)
-	res, err := noRedirect.Do(req)
+	res, err := proctest.NoRedirect.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -223,30 +191,38 @@ func (s *stack) checkStats(key string, links []sent) {
 	}
 }
 
+// open connects to dsn until the test ends.
+func open(t *testing.T, dsn string) driver.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := chstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// count runs a query of one count on conn.
+func count(t *testing.T, conn driver.Conn, query string) uint64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var n uint64
+	if err := conn.QueryRow(ctx, query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
 // shardCounts returns the clicks each server of c holds in clicks_local,
 // asking each server directly.
 func (s *stack) shardCounts(c chstore.Cluster) []uint64 {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := chstore.Open(ctx, s.chDSN)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer conn.Close()
 	var out []uint64
-	for _, dsn := range chtest.ServerDSNs(s.t, conn, c) {
-		server, err := chstore.Open(ctx, dsn)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		var n uint64
-		err = server.QueryRow(ctx, "SELECT count() FROM clicks_local").Scan(&n)
-		server.Close()
-		if err != nil {
-			s.t.Fatalf("count clicks on %s: %v", chstore.Redact(dsn), err)
-		}
-		out = append(out, n)
+	for _, dsn := range chtest.ServerDSNs(s.t, s.ch, c) {
+		out = append(out, count(s.t, open(s.t, dsn), "SELECT count() FROM clicks_local"))
 	}
 	return out
 }
@@ -260,17 +236,7 @@ func (s *stack) checkOtherTables() {
 	if out, err := s.command("admin", nil, "price", "import", prices).CombinedOutput(); err != nil {
 		s.t.Fatalf("admin price import: %v\n%s", err, out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := chstore.Open(ctx, s.chDSN)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer conn.Close()
-	var beats, ticks uint64
-	if err := conn.QueryRow(ctx, "SELECT (SELECT count() FROM ingest_heartbeats), (SELECT count() FROM price_ticks)").Scan(&beats, &ticks); err != nil {
-		s.t.Fatal(err)
-	}
+	beats, ticks := count(s.t, s.ch, "SELECT count() FROM ingest_heartbeats"), count(s.t, s.ch, "SELECT count() FROM price_ticks")
 	if beats == 0 || ticks != 8 {
 		s.t.Fatalf("%d ingest heartbeats (want some) and %d price ticks (want 8) on the cluster", beats, ticks)
 	}
