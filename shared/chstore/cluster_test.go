@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,15 @@ func TestClusterMigrateCreatesShardTables(t *testing.T) {
 	}
 	if after := versions(t, conn); !slices.Equal(after, before) {
 		t.Fatalf("versions after a second run %v, want %v", after, before)
+	}
+	// The layouts do not mix: a cluster's database refuses a single-server
+	// run, a single server's database a cluster run.
+	if err := chstore.MigrateEmbedded(context.Background(), conn); err == nil || !strings.Contains(err.Error(), "KURZ_CLICKHOUSE_CLUSTER") {
+		t.Fatalf("single-server migration of a cluster database: %v", err)
+	}
+	single, _ := chtest.New(t)
+	if err := chstore.MigrateEmbeddedCluster(context.Background(), single, sharded); err == nil || !strings.Contains(err.Error(), "one server") {
+		t.Fatalf("cluster migration of a single-server database: %v", err)
 	}
 }
 

@@ -45,6 +45,9 @@ func (r *runner) ctx(ctx context.Context) context.Context {
 // prepare creates the database on every server of a cluster and the
 // schema_migrations table.
 func (r *runner) prepare(ctx context.Context) error {
+	if err := r.checkLayout(ctx); err != nil {
+		return err
+	}
 	if r.c.Name != "" {
 		stmt := fmt.Sprintf("CREATE DATABASE IF NOT EXISTS %s ON CLUSTER %s", quote(r.db), quote(r.c.Name))
 		if err := r.conn.Exec(r.ctx(ctx), stmt); err != nil && !alreadyExists(err) {
@@ -53,6 +56,36 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	if err := r.exec(ctx, createMigrationsTable); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	return nil
+}
+
+// checkLayout refuses to migrate a database laid out for the other mode:
+// run for one server, a cluster's database would get new tables on one
+// server only; run for a cluster, a single server's database would get
+// Distributed tables beside its plain ones. The layout shows in
+// schema_migrations, the first table a migration creates.
+func (r *runner) checkLayout(ctx context.Context) error {
+	rows, err := r.conn.Query(ctx,
+		"SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'schema_migrations'")
+	if err != nil {
+		return fmt.Errorf("read schema_migrations engine: %w", err)
+	}
+	defer rows.Close()
+	var engine string
+	for rows.Next() {
+		if err := rows.Scan(&engine); err != nil {
+			return fmt.Errorf("read schema_migrations engine: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read schema_migrations engine: %w", err)
+	}
+	switch {
+	case engine == "Distributed" && r.c.Name == "":
+		return fmt.Errorf("the database is laid out for a ClickHouse cluster: set KURZ_CLICKHOUSE_CLUSTER")
+	case engine != "" && engine != "Distributed" && r.c.Name != "":
+		return fmt.Errorf("the database was migrated for one server; a cluster needs a new database (docs/operations.md, \"ClickHouse cluster\")")
 	}
 	return nil
 }
