@@ -76,7 +76,7 @@ if [ "$mode" = gobench ]; then
 fi
 if [ "$mode" = cluster ]; then
 	echo "== go test -run Cluster (ClickHouse cluster)"
-	go test -count=1 -timeout 10m -run Cluster ${GOTESTFLAGS:-} ./shared/chstore/... ./internal/clustertest/
+	go test -count=1 -timeout 10m -run Cluster ${GOTESTFLAGS:-} ./shared/chstore/... ./admin/internal/stats/ ./internal/clustertest/
 	exit
 fi
 deploy/local/lint.sh gofmt

@@ -3,7 +3,6 @@ package chstore_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -80,31 +79,6 @@ func TestClusterMigrateCreatesShardTables(t *testing.T) {
 	}
 }
 
-// testClicks is a deterministic mix of clicks of 3 owners on 40 links and
-// 5 QR codes over the last 40 days (so that some are outside the owner
-// windows) and the next minute.
-func testClicks(now time.Time, n int) []click.Row {
-	r := rand.New(rand.NewPCG(1, 2))
-	countries := []string{"DE", "US", "FR", "", "JP"}
-	browsers := []string{"Chrome", "Firefox", "Safari", "Other"}
-	refs := []string{"", "google.com", "t.co", "news.example"}
-	rows := make([]click.Row, n)
-	for i := range rows {
-		link := uint64(1 + r.IntN(40))
-		row := click.Row{
-			ClickID: uint64(i + 1), UnixNano: now.Add(-time.Duration(r.Int64N(int64(40 * 24 * time.Hour)))).UnixNano(),
-			Kind: click.KindLink, Class: click.Class(r.IntN(4) / 3 * (1 + r.IntN(3))), LinkID: link, OwnerID: 1 + link%3,
-			Visitor: uint64(r.IntN(300)), Country: countries[r.IntN(len(countries))], Browser: browsers[r.IntN(len(browsers))],
-			OS: "Linux", Device: "desktop", RefHost: refs[r.IntN(len(refs))], RefCategory: click.RefCategory(r.IntN(5)), Language: "en",
-		}
-		if i%10 == 0 {
-			row.Kind, row.QRID = click.KindQR, uint64(1+r.IntN(5))
-		}
-		rows[i] = row
-	}
-	return rows
-}
-
 func insertAll(t *testing.T, conn driver.Conn, rows []click.Row) {
 	t.Helper()
 	var blk click.Block
@@ -174,7 +148,7 @@ func TestClusterReadsEqualOneServer(t *testing.T) {
 	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvClusterURL), sharded)
 	single, _ := chtest.New(t)
 	now := time.Now().UTC().Truncate(time.Second)
-	rows := testClicks(now, 5000)
+	rows := chtest.Clicks(now, 5000)
 	insertAll(t, conn, rows)
 	insertAll(t, single, rows)
 
@@ -245,7 +219,7 @@ func TestReplicatedClusterReplicates(t *testing.T) {
 	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvReplicatedURL), replicated)
 	single, _ := chtest.New(t)
 	now := time.Now().UTC().Truncate(time.Second)
-	rows := testClicks(now, 2000)
+	rows := chtest.Clicks(now, 2000)
 	insertAll(t, conn, rows)
 	insertAll(t, single, rows)
 	want := readAll(t, single, now)
