@@ -16,43 +16,37 @@ import (
 
 // Config is the whole configuration of both processes.
 type Config struct {
-	DatabaseURL     string // KURZ_DATABASE_URL
-	DatabaseReadURL string // KURZ_DATABASE_READ_URL (optional): a read replica for the edge's loads and warm-up
-	ClickHouseURL   string // KURZ_CLICKHOUSE_URL
-	// ClickHouse cluster layout (docs/scaling.md, "ClickHouse cluster"):
-	// the remote_servers name of the cluster ("" = one server), and
-	// whether its local tables are ReplicatedMergeTree. Checked where a
-	// connection is opened (chstore.Cluster).
-	ClickHouseCluster    string         // KURZ_CLICKHOUSE_CLUSTER
-	ClickHouseReplicated bool           // KURZ_CLICKHOUSE_REPLICATED=1
-	EdgeAddr             string         // KURZ_EDGE_ADDR
-	AdminAddr            string         // KURZ_ADMIN_ADDR
-	PriceAddr            string         // KURZ_PRICE_ADDR (optional)
-	DashboardAddr        string         // KURZ_DASHBOARD_ADDR (optional): a listener serving only the dashboard
-	DashboardURL         string         // KURZ_DASHBOARD_URL: the dashboard's public base, for reset links ("" = derived from the listen address)
-	DomainDNS            string         // KURZ_DOMAIN_DNS (optional): the DNS record users point branded domains at, e.g. "CNAME edge.example.net"
-	BaseURL              string         // KURZ_BASE_URL, without trailing slash
-	BaseHost             string         // host[:port] of BaseURL, lower case
-	CountryHeader        string         // KURZ_COUNTRY_HEADER (optional)
-	GeoIPDB              string         // KURZ_GEOIP_DB (optional)
-	TrustedProxies       []netip.Prefix // KURZ_TRUSTED_PROXIES
-	ClickFlushEvery      time.Duration  // KURZ_CLICK_FLUSH_INTERVAL
-	AnonRateLimit        int            // KURZ_ANON_RATE_LIMIT, requests/minute per IP without a valid key
-	SpoolDir             string         // KURZ_SPOOL_DIR
-	SpoolMaxBytes        int64          // KURZ_SPOOL_MAX_BYTES
-	Secret               string         // KURZ_SECRET: keys cookies and visitor hashes
-	Dev                  bool           // KURZ_DEV=1: a development run (make run/test/bench); allows DevSecret
-	CacheMaxBytes        int64          // KURZ_CACHE_MAX_BYTES: edge link cache budget
-	PriceStaleAfter      time.Duration  // KURZ_PRICE_STALE_AFTER
-	PricePollURL         string         // KURZ_PRICE_POLL_URL (optional upstream template)
-	PricePollSymbols     []string       // KURZ_PRICE_POLL_SYMBOLS
-	PricePollInterval    time.Duration  // KURZ_PRICE_POLL_INTERVAL
-	LogLevel             string         // KURZ_LOG_LEVEL: debug|info|warn|error
-	PprofAddr            string         // KURZ_PPROF_ADDR: loopback host:port of the edge's pprof listener ('' = off)
-	EdgeMetricsAddr      string         // KURZ_EDGE_METRICS_ADDR: the edge's /metrics listener (set and empty = off)
-	AdminMetricsAddr     string         // KURZ_ADMIN_METRICS_ADDR: the admin's /metrics listener (set and empty = off)
-	WarmLinks            int64          // KURZ_WARM_LINKS: links the edge bulk-loads at start (0 = none)
-	CORSOrigins          []string       // KURZ_CORS_ORIGINS: browser origins allowed to call the API ("*" = any)
+	DatabaseURL       string         // KURZ_DATABASE_URL
+	DatabaseReadURL   string         // KURZ_DATABASE_READ_URL (optional): a read replica for the edge's loads and warm-up
+	ClickHouseURL     string         // KURZ_CLICKHOUSE_URL
+	EdgeAddr          string         // KURZ_EDGE_ADDR
+	AdminAddr         string         // KURZ_ADMIN_ADDR
+	PriceAddr         string         // KURZ_PRICE_ADDR (optional)
+	DashboardAddr     string         // KURZ_DASHBOARD_ADDR (optional): a listener serving only the dashboard
+	DashboardURL      string         // KURZ_DASHBOARD_URL: the dashboard's public base, for reset links ("" = derived from the listen address)
+	DomainDNS         string         // KURZ_DOMAIN_DNS (optional): the DNS record users point branded domains at, e.g. "CNAME edge.example.net"
+	BaseURL           string         // KURZ_BASE_URL, without trailing slash
+	BaseHost          string         // host[:port] of BaseURL, lower case
+	CountryHeader     string         // KURZ_COUNTRY_HEADER (optional)
+	GeoIPDB           string         // KURZ_GEOIP_DB (optional)
+	TrustedProxies    []netip.Prefix // KURZ_TRUSTED_PROXIES
+	ClickFlushEvery   time.Duration  // KURZ_CLICK_FLUSH_INTERVAL
+	AnonRateLimit     int            // KURZ_ANON_RATE_LIMIT, requests/minute per IP without a valid key
+	SpoolDir          string         // KURZ_SPOOL_DIR
+	SpoolMaxBytes     int64          // KURZ_SPOOL_MAX_BYTES
+	Secret            string         // KURZ_SECRET: keys cookies and visitor hashes
+	Dev               bool           // KURZ_DEV=1: a development run (make run/test/bench); allows DevSecret
+	CacheMaxBytes     int64          // KURZ_CACHE_MAX_BYTES: edge link cache budget
+	PriceStaleAfter   time.Duration  // KURZ_PRICE_STALE_AFTER
+	PricePollURL      string         // KURZ_PRICE_POLL_URL (optional upstream template)
+	PricePollSymbols  []string       // KURZ_PRICE_POLL_SYMBOLS
+	PricePollInterval time.Duration  // KURZ_PRICE_POLL_INTERVAL
+	LogLevel          string         // KURZ_LOG_LEVEL: debug|info|warn|error
+	PprofAddr         string         // KURZ_PPROF_ADDR: loopback host:port of the edge's pprof listener ('' = off)
+	EdgeMetricsAddr   string         // KURZ_EDGE_METRICS_ADDR: the edge's /metrics listener (set and empty = off)
+	AdminMetricsAddr  string         // KURZ_ADMIN_METRICS_ADDR: the admin's /metrics listener (set and empty = off)
+	WarmLinks         int64          // KURZ_WARM_LINKS: links the edge bulk-loads at start (0 = none)
+	CORSOrigins       []string       // KURZ_CORS_ORIGINS: browser origins allowed to call the API ("*" = any)
 
 	// Self-service sign-up (POST /api/register): RegistrationOpen,
 	// RegistrationInvite or RegistrationClosed (anything else, including
@@ -60,6 +54,13 @@ type Config struct {
 	// (IPv6: per /64) and hour; 0 = unlimited.
 	Registration          string // KURZ_REGISTRATION
 	RegistrationRateLimit int    // KURZ_REGISTRATION_RATE_LIMIT
+
+	// ClickHouse cluster layout (docs/scaling.md, "ClickHouse cluster"):
+	// the remote_servers name of the cluster ("" = one server), and
+	// whether its local tables are ReplicatedMergeTree. Checked where a
+	// connection is opened (chstore.Cluster).
+	ClickHouseCluster    string // KURZ_CLICKHOUSE_CLUSTER
+	ClickHouseReplicated bool   // KURZ_CLICKHOUSE_REPLICATED=1
 
 	// Price poller: per-request timeout and the dot-separated JSON paths of
 	// the quote's parts in the upstream response (time "" = none sent).
@@ -112,24 +113,23 @@ func load(get func(string) string) (*Config, error) {
 func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
 	get := func(k string) string { v, _ := lookup(k); return v }
 	c := &Config{
-		DatabaseURL:       or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
-		DatabaseReadURL:   strings.TrimSpace(get("KURZ_DATABASE_READ_URL")),
-		ClickHouseURL:     or(get("KURZ_CLICKHOUSE_URL"), DefaultClickHouseURL),
-		ClickHouseCluster: strings.TrimSpace(get("KURZ_CLICKHOUSE_CLUSTER")),
-		EdgeAddr:          or(get("KURZ_EDGE_ADDR"), DefaultEdgeAddr),
-		AdminAddr:         or(get("KURZ_ADMIN_ADDR"), DefaultAdminAddr),
-		PriceAddr:         get("KURZ_PRICE_ADDR"),
-		DashboardAddr:     strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
-		DashboardURL:      strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),
-		DomainDNS:         strings.TrimSpace(get("KURZ_DOMAIN_DNS")),
-		CountryHeader:     strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
-		GeoIPDB:           get("KURZ_GEOIP_DB"),
-		SpoolDir:          or(get("KURZ_SPOOL_DIR"), ".run/spool"),
-		Secret:            or(get("KURZ_SECRET"), DevSecret),
-		Dev:               strings.TrimSpace(get("KURZ_DEV")) == "1",
-		PricePollURL:      get("KURZ_PRICE_POLL_URL"),
-		LogLevel:          or(get("KURZ_LOG_LEVEL"), "info"),
-		PprofAddr:         strings.TrimSpace(get("KURZ_PPROF_ADDR")),
+		DatabaseURL:     or(get("KURZ_DATABASE_URL"), DefaultDatabaseURL),
+		DatabaseReadURL: strings.TrimSpace(get("KURZ_DATABASE_READ_URL")),
+		ClickHouseURL:   or(get("KURZ_CLICKHOUSE_URL"), DefaultClickHouseURL),
+		EdgeAddr:        or(get("KURZ_EDGE_ADDR"), DefaultEdgeAddr),
+		AdminAddr:       or(get("KURZ_ADMIN_ADDR"), DefaultAdminAddr),
+		PriceAddr:       get("KURZ_PRICE_ADDR"),
+		DashboardAddr:   strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
+		DashboardURL:    strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),
+		DomainDNS:       strings.TrimSpace(get("KURZ_DOMAIN_DNS")),
+		CountryHeader:   strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
+		GeoIPDB:         get("KURZ_GEOIP_DB"),
+		SpoolDir:        or(get("KURZ_SPOOL_DIR"), ".run/spool"),
+		Secret:          or(get("KURZ_SECRET"), DevSecret),
+		Dev:             strings.TrimSpace(get("KURZ_DEV")) == "1",
+		PricePollURL:    get("KURZ_PRICE_POLL_URL"),
+		LogLevel:        or(get("KURZ_LOG_LEVEL"), "info"),
+		PprofAddr:       strings.TrimSpace(get("KURZ_PPROF_ADDR")),
 	}
 	c.EdgeMetricsAddr = unsetOr(lookup, "KURZ_EDGE_METRICS_ADDR", DefaultEdgeMetricsAddr)
 	c.AdminMetricsAddr = unsetOr(lookup, "KURZ_ADMIN_METRICS_ADDR", DefaultAdminMetricsAddr)
@@ -138,6 +138,7 @@ func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
 	if c.PricePollTimeField = or(get("KURZ_PRICE_POLL_TIME_FIELD"), "timestamp"); c.PricePollTimeField == "-" {
 		c.PricePollTimeField = ""
 	}
+	c.ClickHouseCluster = strings.TrimSpace(get("KURZ_CLICKHOUSE_CLUSTER"))
 	var err error
 	if c.ClickHouseReplicated, err = flag(get("KURZ_CLICKHOUSE_REPLICATED")); err != nil {
 		return nil, fmt.Errorf("KURZ_CLICKHOUSE_REPLICATED: %w", err)
