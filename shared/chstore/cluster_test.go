@@ -87,6 +87,20 @@ func insertAll(t *testing.T, conn driver.Conn, rows []click.Row) {
 	}
 }
 
+// sameClicks inserts n clicks (chtest.Clicks) into a new database of
+// cluster c, whose server env names, and into one on the single test
+// server.
+func sameClicks(t *testing.T, env string, c chstore.Cluster, n int) (cluster, single driver.Conn, now time.Time, rows []click.Row) {
+	t.Helper()
+	cluster, _ = chtest.NewCluster(t, chtest.ClusterDSN(t, env), c)
+	single, _ = chtest.New(t)
+	now = time.Now().UTC().Truncate(time.Second)
+	rows = chtest.Clicks(now, n)
+	insertAll(t, cluster, rows)
+	insertAll(t, single, rows)
+	return cluster, single, now, rows
+}
+
 // reads is every chstore read of the stats, for one set of targets.
 type reads struct {
 	Summaries map[string]*chstore.Summary
@@ -145,12 +159,7 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 // shards hold some, and every stats read gives the same numbers, which
 // are the numbers sent.
 func TestClusterReadsEqualOneServer(t *testing.T) {
-	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvClusterURL), sharded)
-	single, _ := chtest.New(t)
-	now := time.Now().UTC().Truncate(time.Second)
-	rows := chtest.Clicks(now, 5000)
-	insertAll(t, conn, rows)
-	insertAll(t, single, rows)
+	conn, single, now, rows := sameClicks(t, chtest.EnvClusterURL, sharded, 5000)
 
 	var total uint64
 	for _, dsn := range chtest.ServerDSNs(t, conn, sharded) {
@@ -216,12 +225,7 @@ func checkSent(t *testing.T, got reads, rows []click.Row) {
 // variant on one shard of two replicas, inserts through one, and finds
 // every click and aggregate on both replicas.
 func TestReplicatedClusterReplicates(t *testing.T) {
-	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvReplicatedURL), replicated)
-	single, _ := chtest.New(t)
-	now := time.Now().UTC().Truncate(time.Second)
-	rows := chtest.Clicks(now, 2000)
-	insertAll(t, conn, rows)
-	insertAll(t, single, rows)
+	conn, single, now, rows := sameClicks(t, chtest.EnvReplicatedURL, replicated, 2000)
 	want := readAll(t, single, now)
 	ctx := context.Background()
 	for _, dsn := range chtest.ServerDSNs(t, conn, replicated) {
