@@ -246,6 +246,7 @@ func (s *stack) checkOtherTables() {
 // through the Distributed table, none twice, and the admin's single-link,
 // list and chart responses show exactly what was sent.
 func TestClusterEdgeAndStatsOnTwoShards(t *testing.T) {
+	t.Parallel() // own databases and processes
 	c := chstore.Cluster{Name: chtest.ShardedCluster}
 	s := newStack(t, chtest.EnvClusterURL, c)
 	key := s.userKey("cluster")
@@ -267,6 +268,7 @@ func TestClusterEdgeAndStatsOnTwoShards(t *testing.T) {
 // TestClusterEdgeAndStatsOnReplicas: the same on one shard of two
 // ReplicatedMergeTree replicas; after replication both hold every click.
 func TestClusterEdgeAndStatsOnReplicas(t *testing.T) {
+	t.Parallel() // own databases and processes
 	c := chstore.Cluster{Name: chtest.ReplicatedCluster, Replicated: true}
 	s := newStack(t, chtest.EnvReplicatedURL, c)
 	key := s.userKey("replicas")

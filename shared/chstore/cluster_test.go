@@ -38,6 +38,7 @@ func openDSN(t *testing.T, dsn string) driver.Conn {
 // each table as <name>_local, the views, and the Distributed table under
 // the original name; a second run changes nothing.
 func TestClusterMigrateCreatesShardTables(t *testing.T) {
+	t.Parallel() // own databases; the servers run the DDL of all of them in turn
 	conn, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvClusterURL), sharded)
 	before := versions(t, conn)
 	if !slices.Equal(before, fileVersions(t)) {
@@ -159,6 +160,7 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 // shards hold some, and every stats read gives the same numbers, which
 // are the numbers sent.
 func TestClusterReadsEqualOneServer(t *testing.T) {
+	t.Parallel() // own databases; the servers run the DDL of all of them in turn
 	conn, single, now, rows := sameClicks(t, chtest.EnvClusterURL, sharded, 5000)
 
 	var total uint64
@@ -225,6 +227,7 @@ func checkSent(t *testing.T, got reads, rows []click.Row) {
 // variant on one shard of two replicas, inserts through one, and finds
 // every click and aggregate on both replicas.
 func TestReplicatedClusterReplicates(t *testing.T) {
+	t.Parallel() // own databases; the servers run the DDL of all of them in turn
 	conn, single, now, rows := sameClicks(t, chtest.EnvReplicatedURL, replicated, 2000)
 	want := readAll(t, single, now)
 	ctx := context.Background()
@@ -254,6 +257,7 @@ func TestReplicatedClusterReplicates(t *testing.T) {
 // write through the Distributed tables, so they see every shard, and
 // their "table is empty" guards count every shard.
 func TestClusterBackfills(t *testing.T) {
+	t.Parallel() // own databases; the servers run the DDL of all of them in turn
 	ctx := context.Background()
 	dsn := chtest.EmptyCluster(t, chtest.ClusterDSN(t, chtest.EnvClusterURL), sharded)
 	conn, err := chstore.OpenCluster(ctx, dsn, sharded)
