@@ -16,7 +16,7 @@
 # unless KURZ_TEST_CLICKHOUSE_CLUSTER_URL and
 # KURZ_TEST_CLICKHOUSE_REPLICATED_URL name one. `test.sh cluster` (`make
 # test-cluster`) runs only the cluster tests (names containing Cluster);
-# `make test` runs them with everything else (about 35 s of test time,
+# `make test` runs them with everything else (about 30 s on their own,
 # docs/scaling.md).
 set -euo pipefail
 mode=${1:-test}
