@@ -2,7 +2,7 @@
 # against real PostgreSQL and ClickHouse started for it.
 GO ?= go
 
-.PHONY: build run test lint bench gobench clean stack-down
+.PHONY: build run test test-cluster lint bench gobench clean stack-down
 
 build:
 	$(GO) build -o bin/edge ./edge
@@ -14,6 +14,12 @@ run:
 
 test:
 	deploy/local/test.sh
+
+# Only the ClickHouse cluster tests (`make test` runs them too): ZooKeeper
+# and four ClickHouse servers of deploy/local/cluster.sh, two shards and
+# two replicas.
+test-cluster:
+	deploy/local/test.sh cluster
 
 # gofmt, go vet and staticcheck (pinned, run with `go run`). Not part of
 # `make test`, which runs only the gofmt check and go vet: staticcheck's
@@ -45,6 +51,7 @@ gobench:
 stack-down:
 	-deploy/local/stack.sh down $(CURDIR)/.run/dev
 	-deploy/local/stack.sh down $(CURDIR)/.run/test
+	-deploy/local/cluster.sh down $(CURDIR)/.run/test-cluster
 
 clean: stack-down
 	rm -rf bin .run

@@ -33,7 +33,8 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if _, err := st.Migrate(ctx, pgFS, log); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	ch, err := chstore.Open(ctx, cfg.ClickHouseURL)
+	cluster := clickHouseCluster(cfg)
+	ch, err := chstore.OpenCluster(ctx, cfg.ClickHouseURL, cluster)
 	if err != nil {
 		return err
 	}
@@ -42,9 +43,14 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := st.WithClickHouseMigrationLock(ctx, func() error { return chstore.Migrate(ctx, ch, chFS) }); err != nil {
+	if err := st.WithClickHouseMigrationLock(ctx, func() error { return chstore.MigrateCluster(ctx, ch, chFS, cluster) }); err != nil {
 		return fmt.Errorf("clickhouse: %w", err)
 	}
-	log.Info("migrations applied", "took", time.Since(start).String())
+	log.Info("migrations applied", "took", time.Since(start).String(), "clickhouse_cluster", cluster.Name)
 	return nil
+}
+
+// clickHouseCluster is the ClickHouse layout cfg names.
+func clickHouseCluster(cfg *config.Config) chstore.Cluster {
+	return chstore.Cluster{Name: cfg.ClickHouseCluster, Replicated: cfg.ClickHouseReplicated}
 }

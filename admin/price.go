@@ -44,7 +44,7 @@ func priceCmd(ctx context.Context, cfg *config.Config, args []string, stdout, st
 		return 1
 	}
 	defer st.Close()
-	ch, err := chstore.Open(ctx, cfg.ClickHouseURL)
+	ch, err := chstore.OpenCluster(ctx, cfg.ClickHouseURL, clickHouseCluster(cfg))
 	if err != nil {
 		fmt.Fprintf(stderr, "price import: %v\n", err)
 		return 1

@@ -43,7 +43,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	}
 	defer st.Close()
 	registerStore(set, st)
-	ch, err := chstore.Open(ctx, cfg.ClickHouseURL)
+	ch, err := chstore.OpenCluster(ctx, cfg.ClickHouseURL, clickHouseCluster(cfg))
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,8 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	}
 
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	chConn, down, err := chstore.Dial(pctx, cfg.ClickHouseURL)
+	chConn, down, err := chstore.DialCluster(pctx, cfg.ClickHouseURL,
+		chstore.Cluster{Name: cfg.ClickHouseCluster, Replicated: cfg.ClickHouseReplicated})
 	cancel()
 	if err != nil {
 		return err

@@ -5,8 +5,6 @@
 package scaletest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -79,48 +77,16 @@ func (c *cluster) start(name string, env []string, args ...string) {
 // returns its API key.
 func (c *cluster) user(name string, limit int) string {
 	c.t.Helper()
-	out, err := c.command("admin", nil, "user", "create", "--email", name+"@example.com",
-		"--username", name, "--rate-limit", fmt.Sprint(limit)).Output()
-	if err != nil {
-		c.t.Fatalf("admin user create: %v", err)
-	}
-	var u struct {
-		Key string `json:"api_key"`
-	}
-	if err := json.Unmarshal(out, &u); err != nil || u.Key == "" {
-		c.t.Fatalf("admin user create printed %q: %v", out, err)
-	}
-	return u.Key
+	return proctest.APIKey(c.t, c.command("admin", nil, "user", "create", "--email", name+"@example.com",
+		"--username", name, "--rate-limit", fmt.Sprint(limit)))
 }
 
 // call sends an API request to one admin and returns the status and the
 // decoded body.
 func (c *cluster) call(admin, key, method, path string, body any) (int, map[string]any) {
 	c.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, admin+path, rd)
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	raw, _ := io.ReadAll(res.Body)
-	json.Unmarshal(raw, &out) //nolint:errcheck // a 429 body is checked by status only
-	return res.StatusCode, out
-}
-
-var noRedirect = &http.Client{
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	Timeout:       5 * time.Second,
+	st, out, _ := proctest.Call(c.t, admin, key, method, path, body)
+	return st, out
 }
 
 // location visits alias at edge and returns "status location".
@@ -132,7 +98,7 @@ func location(t *testing.T, edge, alias string, ip string) string {
 	if ip != "" {
 		req.Header.Set("X-Forwarded-For", ip)
 	}
-	res, err := noRedirect.Do(req)
+	res, err := proctest.NoRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

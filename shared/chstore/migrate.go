@@ -42,12 +42,28 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // other callers must not run it concurrently. A run that dies half-way
 // re-applies the whole file next time.
 func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
+	return MigrateCluster(ctx, conn, fsys, Cluster{})
+}
+
+// MigrateCluster is Migrate for the layout c. On a cluster it first
+// creates conn's database on every server of c (the one conn uses must
+// exist), and rewrites each statement for the cluster
+// (clusterStatements); schema_migrations is then a Distributed table
+// too, so every server reads the same versions.
+func MigrateCluster(ctx context.Context, conn driver.Conn, fsys fs.FS, c Cluster) error {
+	if err := c.Check(); err != nil {
+		return err
+	}
 	files, err := migrationFiles(fsys)
 	if err != nil {
 		return err
 	}
-	if err := conn.Exec(ctx, createMigrationsTable); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
+	r, err := newRunner(ctx, conn, c)
+	if err != nil {
+		return err
+	}
+	if err := r.prepare(ctx); err != nil {
+		return err
 	}
 	for _, f := range files {
 		// Re-read before each file so that a concurrent migrator's progress
@@ -59,7 +75,7 @@ func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
 		if applied[f.version] {
 			continue
 		}
-		if err := apply(ctx, conn, fsys, f); err != nil {
+		if err := r.apply(ctx, fsys, f); err != nil {
 			return err
 		}
 	}
@@ -119,23 +135,6 @@ func appliedVersions(ctx context.Context, conn driver.Conn) (map[uint32]bool, er
 	return applied, nil
 }
 
-func apply(ctx context.Context, conn driver.Conn, fsys fs.FS, f migrationFile) error {
-	body, err := fs.ReadFile(fsys, f.name)
-	if err != nil {
-		return fmt.Errorf("read migration %s: %w", f.name, err)
-	}
-	for i, stmt := range SplitStatements(string(body)) {
-		if err := conn.Exec(ctx, stmt); err != nil && !alreadyExists(err) {
-			return fmt.Errorf("migration %s statement %d: %w", f.name, i+1, err)
-		}
-	}
-	// INSERT … SELECT, never inline VALUES: the latter hangs on 18.16.
-	if err := conn.Exec(ctx, "INSERT INTO schema_migrations (version) SELECT ?", f.version); err != nil {
-		return fmt.Errorf("record migration %s: %w", f.name, err)
-	}
-	return nil
-}
-
 func alreadyExists(err error) bool {
 	var ex *clickhouse.Exception
 	return errors.As(err, &ex) && (ex.Code == codeTableAlreadyExists || ex.Code == codeDatabaseAlreadyExists)
@@ -144,9 +143,14 @@ func alreadyExists(err error) bool {
 // MigrateEmbedded applies kurz's own ClickHouse migrations
 // (migrations.ClickHouse).
 func MigrateEmbedded(ctx context.Context, conn driver.Conn) error {
+	return MigrateEmbeddedCluster(ctx, conn, Cluster{})
+}
+
+// MigrateEmbeddedCluster is MigrateEmbedded for the layout c.
+func MigrateEmbeddedCluster(ctx context.Context, conn driver.Conn, c Cluster) error {
 	sub, err := fs.Sub(migrations.ClickHouse, "clickhouse")
 	if err != nil {
 		return fmt.Errorf("open embedded migrations: %w", err)
 	}
-	return Migrate(ctx, conn, sub)
+	return MigrateCluster(ctx, conn, sub, c)
 }

@@ -55,6 +55,13 @@ type Config struct {
 	Registration          string // KURZ_REGISTRATION
 	RegistrationRateLimit int    // KURZ_REGISTRATION_RATE_LIMIT
 
+	// ClickHouse cluster layout (docs/scaling.md, "ClickHouse cluster"):
+	// the remote_servers name of the cluster ("" = one server), and
+	// whether its local tables are ReplicatedMergeTree. Checked where a
+	// connection is opened (chstore.Cluster).
+	ClickHouseCluster    string // KURZ_CLICKHOUSE_CLUSTER
+	ClickHouseReplicated bool   // KURZ_CLICKHOUSE_REPLICATED=1
+
 	// Price poller: per-request timeout and the dot-separated JSON paths of
 	// the quote's parts in the upstream response (time "" = none sent).
 	PricePollTimeout       time.Duration // KURZ_PRICE_POLL_TIMEOUT
@@ -131,7 +138,11 @@ func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
 	if c.PricePollTimeField = or(get("KURZ_PRICE_POLL_TIME_FIELD"), "timestamp"); c.PricePollTimeField == "-" {
 		c.PricePollTimeField = ""
 	}
+	c.ClickHouseCluster = strings.TrimSpace(get("KURZ_CLICKHOUSE_CLUSTER"))
 	var err error
+	if c.ClickHouseReplicated, err = flag(get("KURZ_CLICKHOUSE_REPLICATED")); err != nil {
+		return nil, fmt.Errorf("KURZ_CLICKHOUSE_REPLICATED: %w", err)
+	}
 	if c.BaseURL, c.BaseHost, err = parseBase(or(get("KURZ_BASE_URL"), DefaultBaseURL)); err != nil {
 		return nil, err
 	}
@@ -266,6 +277,17 @@ func integer(v string, def int64) (int64, error) {
 		return 0, fmt.Errorf("must not be negative, got %d", n)
 	}
 	return n, nil
+}
+
+// flag reads a switch: "1" on, "" or "0" off.
+func flag(v string) (bool, error) {
+	switch strings.TrimSpace(v) {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	}
+	return false, fmt.Errorf("want 1 or 0, got %q", v)
 }
 
 func registration(v string) (string, error) {

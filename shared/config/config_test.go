@@ -76,6 +76,17 @@ func TestLoad(t *testing.T) {
 				t.Errorf("registration %q limit %d", c.Registration, c.RegistrationRateLimit)
 			}
 		}},
+		{name: "clickhouse one server by default", env: nil, check: func(t *testing.T, c *Config) {
+			if c.ClickHouseCluster != "" || c.ClickHouseReplicated {
+				t.Errorf("cluster %q replicated %v", c.ClickHouseCluster, c.ClickHouseReplicated)
+			}
+		}},
+		{name: "clickhouse cluster", env: map[string]string{"KURZ_CLICKHOUSE_CLUSTER": " kurz ", "KURZ_CLICKHOUSE_REPLICATED": "1"}, check: func(t *testing.T, c *Config) {
+			if c.ClickHouseCluster != "kurz" || !c.ClickHouseReplicated {
+				t.Errorf("cluster %q replicated %v", c.ClickHouseCluster, c.ClickHouseReplicated)
+			}
+		}},
+		{name: "clickhouse replicated not a flag", env: map[string]string{"KURZ_CLICKHOUSE_REPLICATED": "yes"}, wantErr: true},
 		{name: "registration unknown mode", env: map[string]string{"KURZ_REGISTRATION": "yes"}, wantErr: true},
 		{name: "registration bad limit", env: map[string]string{"KURZ_REGISTRATION_RATE_LIMIT": "-1"}, wantErr: true},
 		{name: "poll symbols", env: map[string]string{"KURZ_PRICE_POLL_SYMBOLS": "aapl, msft,,"}, check: func(t *testing.T, c *Config) {

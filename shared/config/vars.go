@@ -19,6 +19,8 @@ func Variables() []Var {
 		{Name: "KURZ_DATABASE_URL", Secret: true},
 		{Name: "KURZ_DATABASE_READ_URL", Secret: true},
 		{Name: "KURZ_CLICKHOUSE_URL", Secret: true},
+		{Name: "KURZ_CLICKHOUSE_CLUSTER"},
+		{Name: "KURZ_CLICKHOUSE_REPLICATED"},
 		{Name: "KURZ_EDGE_ADDR"},
 		{Name: "KURZ_ADMIN_ADDR"},
 		{Name: "KURZ_PRICE_ADDR"},

@@ -19,6 +19,7 @@ func TestVariablesAreWhatLoadReads(t *testing.T) {
 		"KURZ_CLICK_FLUSH_INTERVAL": "2s", "KURZ_PRICE_STALE_AFTER": "1h", "KURZ_PRICE_POLL_INTERVAL": "1m",
 		"KURZ_PRICE_POLL_TIMEOUT": "5s", "KURZ_SPOOL_MAX_BYTES": "1", "KURZ_CACHE_MAX_BYTES": "1",
 		"KURZ_WARM_LINKS": "1", "KURZ_ANON_RATE_LIMIT": "1", "KURZ_REGISTRATION_RATE_LIMIT": "1",
+		"KURZ_CLICKHOUSE_REPLICATED": "1",
 	}
 	for _, env := range []struct {
 		name string

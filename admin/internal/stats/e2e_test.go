@@ -6,7 +6,6 @@ package stats_test
 // the admin API reports. Black box: nothing of edge/internal is imported.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,17 +52,7 @@ func newStack(t *testing.T) *stack {
 		"KURZ_CLICK_FLUSH_INTERVAL=200ms", "KURZ_SPOOL_DIR="+t.TempDir(), "KURZ_EDGE_METRICS_ADDR=", "KURZ_ADMIN_METRICS_ADDR=",
 		"KURZ_COUNTRY_HEADER=CF-IPCountry", "KURZ_TRUSTED_PROXIES=127.0.0.1/32", "KURZ_LOG_LEVEL=warn",
 	)
-	out, err := s.command("admin", "user", "create", "--email", "e2e@example.com", "--username", "e2e", "--rate-limit", "0").Output()
-	if err != nil {
-		t.Fatalf("admin user create: %v", err)
-	}
-	var u struct {
-		Key string `json:"api_key"`
-	}
-	if err := json.Unmarshal(out, &u); err != nil || u.Key == "" {
-		t.Fatalf("admin user create printed %q: %v", out, err)
-	}
-	s.key = u.Key
+	s.key = proctest.APIKey(t, s.command("admin", "user", "create", "--email", "e2e@example.com", "--username", "e2e", "--rate-limit", "0"))
 	s.start("admin", "serve")
 	proctest.WaitReady(t, s.admURL)
 	s.startEdge()
@@ -100,27 +89,7 @@ func (s *stack) stopEdge() {
 // api calls the admin API and decodes the JSON body.
 func (s *stack) api(method, path string, body any) map[string]any {
 	s.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, s.admURL+path, rd)
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	raw, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(raw, &out); err != nil || res.StatusCode != http.StatusOK {
-		s.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, raw)
-	}
-	return out
+	return proctest.CallOK(s.t, s.admURL, s.key, method, path, body)
 }
 
 // addLink creates a link and returns its id and alias.
@@ -144,7 +113,7 @@ func (s *stack) waitKnown(alias string) {
 	for {
 		req, _ := http.NewRequest("GET", s.edgeURL+"/"+alias+"/qr", nil)
 		req.Host = "sho.rt"
-		res, err := noRedirect.Do(req)
+		res, err := proctest.NoRedirect.Do(req)
 		if err == nil {
 			io.Copy(io.Discard, res.Body) //nolint:errcheck
 			res.Body.Close()
@@ -157,11 +126,6 @@ func (s *stack) waitKnown(alias string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-var noRedirect = &http.Client{
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	Timeout:       5 * time.Second,
 }
 
 type visitReq struct {
@@ -181,7 +145,7 @@ func (s *stack) visit(alias string, v visitReq) (status int, err error) {
 		req.Header.Set("CF-IPCountry", v.country)
 	}
 	req.Header.Set("X-Forwarded-For", v.ip)
-	res, err := noRedirect.Do(req)
+	res, err := proctest.NoRedirect.Do(req)
 	if err != nil {
 		return 0, err
 	}
