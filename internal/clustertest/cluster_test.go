@@ -24,6 +24,7 @@ import (
 	"kurz/internal/proctest"
 	"kurz/shared/chstore"
 	"kurz/shared/chstore/chtest"
+	"kurz/shared/click"
 	"kurz/shared/obs/obstest"
 	"kurz/shared/pgstore/pgtest"
 )
@@ -216,13 +217,13 @@ func count(t *testing.T, conn driver.Conn, query string) uint64 {
 	return n
 }
 
-// shardCounts returns the clicks each server of c holds in clicks_local,
+// shardCounts returns the clicks each server of c holds in click_events_local,
 // asking each server directly.
 func (s *stack) shardCounts(c chstore.Cluster) []uint64 {
 	s.t.Helper()
 	var out []uint64
 	for _, dsn := range chtest.ServerDSNs(s.t, s.ch, c) {
-		out = append(out, count(s.t, open(s.t, dsn), "SELECT count() FROM clicks_local"))
+		out = append(out, count(s.t, open(s.t, dsn), "SELECT count() FROM "+click.Table+chstore.LocalSuffix))
 	}
 	return out
 }

@@ -119,7 +119,9 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 	r := reads{Summaries: map[string]*chstore.Summary{}, Rankings: map[int64]chstore.Ranked{}, Windows: map[int64]chstore.OwnerWindows{},
 		Ranges: map[int64]chstore.Breakdown{}, Visits: map[int64]chstore.RangeVisits{}, Countries: map[int64][]chstore.Count{}}
 	var ids []int64
-	from, end := now.AddDate(0, 0, -10), now.Add(time.Hour)
+	// Ranges are whole UTC days (the daily tables of 0011).
+	day := now.Truncate(24 * time.Hour)
+	from, end := day.AddDate(0, 0, -10), day.AddDate(0, 0, 1)
 	for id := int64(1); id <= 41; id++ {
 		ids = append(ids, id)
 		for _, k := range []click.Kind{click.KindLink, click.KindQR} {
@@ -166,7 +168,7 @@ func TestClusterReadsEqualOneServer(t *testing.T) {
 	var total uint64
 	for _, dsn := range chtest.ServerDSNs(t, conn, sharded) {
 		var n uint64
-		if err := openDSN(t, dsn).QueryRow(context.Background(), "SELECT count() FROM clicks_local").Scan(&n); err != nil {
+		if err := openDSN(t, dsn).QueryRow(context.Background(), "SELECT count() FROM "+click.Table+chstore.LocalSuffix).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
@@ -234,16 +236,16 @@ func TestReplicatedClusterReplicates(t *testing.T) {
 	for _, dsn := range chtest.ServerDSNs(t, conn, replicated) {
 		replica := openDSN(t, dsn)
 		var engine string
-		if err := replica.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'clicks_local'").Scan(&engine); err != nil || engine != "ReplicatedMergeTree" {
-			t.Fatalf("%s: clicks_local engine %q, %v", chstore.Redact(dsn), engine, err)
+		if err := replica.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = ?", click.Table+chstore.LocalSuffix).Scan(&engine); err != nil || engine != "ReplicatedMergeTree" {
+			t.Fatalf("%s: %s_local engine %q, %v", chstore.Redact(dsn), click.Table, engine, err)
 		}
-		for _, tbl := range []string{"clicks", "click_totals", "click_hourly", "click_dims_total", "click_visitors", "click_hourly_visitors", "click_owner_totals", "click_owner_daily"} {
+		for _, tbl := range []string{"clicks", click.Table, "click_totals", "click_hourly", "click_dims_total", "click_dims_daily", "click_visitors", "click_hourly_visitors", "click_owner_totals", "click_owner_daily"} {
 			if err := replica.Exec(ctx, "SYSTEM SYNC REPLICA "+tbl+chstore.LocalSuffix); err != nil {
 				t.Fatalf("%s: sync %s: %v", chstore.Redact(dsn), tbl, err)
 			}
 		}
 		var n uint64
-		if err := replica.QueryRow(ctx, "SELECT count() FROM clicks_local").Scan(&n); err != nil || n != uint64(len(rows)) {
+		if err := replica.QueryRow(ctx, "SELECT count() FROM "+click.Table+chstore.LocalSuffix).Scan(&n); err != nil || n != uint64(len(rows)) {
 			t.Fatalf("%s: replica holds %d clicks (%v), %d were sent", chstore.Redact(dsn), n, err, len(rows))
 		}
 		if got := readAll(t, replica, now); !reflect.DeepEqual(got, want) {
@@ -268,7 +270,11 @@ func TestClusterBackfills(t *testing.T) {
 	if err := chstore.MigrateCluster(ctx, conn, upTo(t, 7), sharded); err != nil {
 		t.Fatal(err)
 	}
-	insertAll(t, conn, chtest.Clicks(time.Now().UTC(), 2000))
+	// Before 0011 the clicks went to clicks.
+	var blk click.Block
+	if err := chstore.InsertRowsInto(ctx, conn, "clicks", &blk, chtest.Clicks(time.Now().UTC(), 2000), chstore.Chunking{Rows: 1000}); err != nil {
+		t.Fatal(err)
+	}
 	if err := chstore.MigrateCluster(ctx, conn, embedded(t), sharded); err != nil {
 		t.Fatal(err)
 	}

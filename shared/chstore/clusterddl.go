@@ -45,6 +45,11 @@ var shardingKeys = map[string]string{
 	"click_visitors":        "cityHash64(target_id)",
 	"click_hourly_visitors": "cityHash64(target_id)",
 	"click_owner_totals":    "cityHash64(target_id)",
+	"click_events":          "cityHash64(target_id)",
+	"click_dims_daily":      "cityHash64(target_id)",
+	// A Null table: what a shard's views pass on within one insert
+	// (0011). Nothing is stored or read through its Distributed table.
+	"click_batch": "cityHash64(target_id)",
 	// No target column: the view's rows land on their clicks' shards, a
 	// backfill's by owner; reads merge both.
 	"click_owner_daily": "cityHash64(owner_id)",
@@ -52,6 +57,12 @@ var shardingKeys = map[string]string{
 	"price_ticks":       "cityHash64(symbol)",
 	"schema_migrations": "version",
 }
+
+// chainedViews are the materialized views other views read (0011's chain
+// for ClickHouse 18.16, which pushes a view's output to the views on the
+// view): on a cluster each shard has them under their own name, so a view
+// reading one reads it as it is, not a _local table.
+var chainedViews = map[string]bool{"click_events_batch_mv": true}
 
 // LocalSuffix names a table's per-shard part on a cluster.
 const LocalSuffix = "_local"
@@ -67,6 +78,8 @@ var (
 	// engineRE finds the MergeTree family engine of a CREATE TABLE and
 	// its parameters (SummingMergeTree(hits), ReplacingMergeTree(at)).
 	engineRE = regexp.MustCompile(`ENGINE = (\w*)MergeTree(?:\(([^)]*)\))?`)
+	// nullEngineRE finds a Null engine, which stays one on replicas.
+	nullEngineRE = regexp.MustCompile(`\)\s*ENGINE = Null\s*$`)
 )
 
 // clusterStatements rewrites one statement of a migration file for
@@ -98,7 +111,8 @@ func clusterTable(name, body, db string, c Cluster) ([]string, error) {
 		return nil, fmt.Errorf("table %s has no sharding key for a cluster (chstore.shardingKeys)", name)
 	}
 	local := name + LocalSuffix
-	if c.Replicated {
+	// A Null table stores nothing, so it has nothing to replicate.
+	if c.Replicated && !nullEngineRE.MatchString(body) {
 		var err error
 		if body, err = replicatedEngine(body, db, local); err != nil {
 			return nil, fmt.Errorf("table %s: %w", name, err)
@@ -143,6 +157,10 @@ func clusterView(name, target, sel, db string, c Cluster) ([]string, error) {
 	froms := 0
 	sel = fromRE.ReplaceAllStringFunc(sel, func(m string) string {
 		src := fromRE.FindStringSubmatch(m)[1]
+		if chainedViews[src] {
+			froms++
+			return "FROM " + qualified(db, src)
+		}
 		if _, ok := shardingKeys[src]; !ok {
 			bad = fmt.Errorf("view %s reads %s, which is not a cluster table (chstore.shardingKeys)", name, src)
 		}

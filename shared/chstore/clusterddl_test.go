@@ -98,11 +98,18 @@ func checkRewrite(t *testing.T, c Cluster, stmt string, out []string) {
 		if len(out) != 2 || !strings.Contains(out[1], "ENGINE = Distributed('kurz', 'db', '") {
 			t.Errorf("%.50q: want a local and a Distributed table, got %q", stmt, out)
 		}
-		if c.Replicated != strings.Contains(out[0], "ENGINE = Replicated") {
+		// A Null table (0011's click_batch) stores nothing to replicate.
+		if c.Replicated != strings.Contains(out[0], "ENGINE = Replicated") && !strings.HasSuffix(out[0], "ENGINE = Null") {
 			t.Errorf("%.50q: replicated %v, got %q", stmt, c.Replicated, out[0])
 		}
 	case strings.HasPrefix(stmt, "CREATE MATERIALIZED VIEW"):
-		if len(out) != 1 || strings.Count(out[0], "_local`") != 2 {
+		// A view of 0011's chain for 18.16 reads another view, which
+		// every shard has under its own name.
+		locals := 2
+		if strings.Contains(out[0], "FROM `db`.`click_events_batch_mv`") {
+			locals = 1
+		}
+		if len(out) != 1 || strings.Count(out[0], "_local`") != locals {
 			t.Errorf("view %.50q: want its target and source local, got %q", stmt, out)
 		}
 	}
