@@ -1,7 +1,7 @@
 -- The edge's clicks land in click_events from this version on; clicks keeps
 -- what came before (and what edges of earlier versions still send during a
 -- rollout) with its views. Raw reads cover both tables
--- (merge(currentDatabase(), '^(clicks|click_events)$'), chstore.RawClicks).
+-- (merge(currentDatabase(), '^(clicks|click_events)$'), click.RawSource).
 --
 -- Why a new table rather than new views on clicks: a view cannot be swapped
 -- exactly while edges insert (a block inserted between the DROP and the
@@ -15,9 +15,11 @@
 -- and click_hourly's visitors: 0009). Here one view groups the insert by
 -- (link, owner, hour) into click_batch, a Null table, and the per-link
 -- tables are fed from that block, a few rows per link instead of one per
--- click. `bench ingest` in the edge's flow (30k clicks/s, one insert a
--- second): ClickHouse CPU per click 9.2/6.5/9.3 µs → 5.8/3.8/5.8 µs (Zipf),
--- 11.1/7.5/10.5 → 4.8/7.3/6.7 µs (uniform). edge/PERFORMANCE.md.
+-- click. `bench ingest` in the edge's flow (30k clicks/s over 10k links,
+-- one insert a second): ClickHouse CPU per click 9.2/6.5/9.3 µs →
+-- 5.8/3.8/5.8 µs (Zipf), 11.1/7.5/10.5 → 4.8/7.3/6.7 µs (uniform); with
+-- 100k links, where most links get one click per insert, the whole stack
+-- showed no gain within its noise (edge/PERFORMANCE.md).
 --
 -- Chained views differ between releases: ClickHouse 18.16 pushes a view's
 -- output to the views that select FROM the view itself; 19.x and later to

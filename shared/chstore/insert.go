@@ -100,13 +100,10 @@ func insertRows(ctx context.Context, conn driver.Conn, sql string, blk *click.Bl
 	// blocks already flushed on any server; Abort drops the connection.
 	// It is a no-op after Send.
 	defer batch.Abort() //nolint:errcheck
-	// The server squashes an INSERT's blocks into one before writing it:
-	// sent in key order, it skips sorting the raw part (click.KeyOrder).
-	order := blk.KeyOrder(rows)
 	for from := 0; from < len(rows); from += chunk {
 		to := min(from+chunk, len(rows))
 		blk.Reset()
-		for _, i := range order[from:to] {
+		for i := from; i < to; i++ {
 			blk.Add(&rows[i])
 		}
 		if err := appendBlock(batch, blk); err != nil {

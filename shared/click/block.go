@@ -1,10 +1,6 @@
 package click
 
-import (
-	"cmp"
-	"slices"
-	"strings"
-)
+import "strings"
 
 // Block is a batch of rows stored column by column, the form in which the
 // ClickHouse driver encodes an INSERT fastest (one Append per column instead
@@ -26,8 +22,6 @@ type Block struct {
 	refHost  []string
 	refCat   []int8
 	language []string
-
-	order []int32 // KeyOrder's result, reused
 }
 
 // Column is one column of a Block: its name in the clicks table and its
@@ -104,31 +98,6 @@ func (b *Block) Add(r *Row) {
 	b.refHost = append(b.refHost, r.RefHost)
 	b.refCat = append(b.refCat, int8(r.RefCategory))
 	b.language = append(b.language, r.Language)
-}
-
-// KeyOrder returns the indexes of rows in the raw click tables' primary-key
-// order (kind, target_id, ts). A part whose block arrives in that order is
-// written without sorting (ClickHouse checks, and counts
-// MergeTreeDataWriterBlocksAlreadySorted): the sort of every INSERT's
-// rows moves from the server, where it compares column by column through
-// virtual calls, to here. The slice is the block's, valid until the next
-// call; rows is not reordered.
-func (b *Block) KeyOrder(rows []Row) []int32 {
-	b.order = b.order[:0]
-	for i := range rows {
-		b.order = append(b.order, int32(i))
-	}
-	slices.SortFunc(b.order, func(i, j int32) int {
-		x, y := &rows[i], &rows[j]
-		if c := cmp.Compare(x.Kind, y.Kind); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.TargetID(), y.TargetID()); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.UnixNano, y.UnixNano)
-	})
-	return b.order
 }
 
 // Len returns the number of rows in the block.

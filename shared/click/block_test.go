@@ -2,7 +2,6 @@ package click
 
 import (
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -57,28 +56,5 @@ func TestBlockAddAndReset(t *testing.T) {
 		if reflect.ValueOf(c.Data).Len() != 0 {
 			t.Fatalf("column %s not reset", c.Name)
 		}
-	}
-}
-
-func TestKeyOrder(t *testing.T) {
-	rows := []Row{
-		{ClickID: 1, UnixNano: 30, Kind: KindQR, QRID: 2},
-		{ClickID: 2, UnixNano: 20, Kind: KindLink, LinkID: 9},
-		{ClickID: 3, UnixNano: 10, Kind: KindLink, LinkID: 9},
-		{ClickID: 4, UnixNano: 5, Kind: KindQR, QRID: 1, LinkID: 50},
-		{ClickID: 5, UnixNano: 1, Kind: KindLink, LinkID: 10},
-	}
-	before := slices.Clone(rows)
-	var b Block
-	got := b.KeyOrder(rows)
-	// link 9 (t10, t20), link 10, then QR 1 (its link id is not its key), QR 2.
-	if want := []int32{2, 1, 4, 3, 0}; !slices.Equal(got, want) {
-		t.Fatalf("KeyOrder = %v, want %v", got, want)
-	}
-	if !slices.Equal(rows, before) {
-		t.Fatal("KeyOrder reordered its rows")
-	}
-	if got := b.KeyOrder(rows[:2]); !slices.Equal(got, []int32{1, 0}) {
-		t.Fatalf("KeyOrder of a shorter batch = %v", got)
 	}
 }
