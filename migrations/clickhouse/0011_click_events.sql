@@ -1,7 +1,8 @@
 -- The edge's clicks land in click_events from this version on; clicks keeps
 -- what came before (and what edges of earlier versions still send during a
--- rollout) with its views. Raw reads cover both tables
--- (merge(currentDatabase(), '^(clicks|click_events)$'), click.RawSource).
+-- rollout) with its views. Reads that need raw rows of both use
+-- click.RawSource (merge(currentDatabase(), '^(clicks|click_events)$'));
+-- date ranges read click_dims_daily for click_events (below).
 --
 -- Why a new table rather than new views on clicks: a view cannot be swapped
 -- exactly while edges insert (a block inserted between the DROP and the

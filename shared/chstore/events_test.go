@@ -236,20 +236,6 @@ func countDiff(a, b []string) int {
 	return n
 }
 
-// TestViewChainingProbe: Migrate's check of chained views passes on this
-// server (every chtest database is migrated with it), and the chained
-// views it vouches for are the ones 0011 created.
-func TestViewChainingProbe(t *testing.T) {
-	conn, _ := chtest.New(t)
-	if err := chstore.MigrateEmbedded(context.Background(), conn); err != nil {
-		t.Fatalf("second migrate (runs the probe again): %v", err)
-	}
-	var probes uint64
-	if err := conn.QueryRow(context.Background(), "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name LIKE 'kurz_chain_probe_%'").Scan(&probes); err != nil || probes != 0 {
-		t.Fatalf("probe tables left behind: %d (%v)", probes, err)
-	}
-}
-
 // TestRangeReadsRefuseHours: the daily tables answer whole UTC days only.
 func TestRangeReadsRefuseHours(t *testing.T) {
 	conn, _ := chtest.New(t)

@@ -65,6 +65,13 @@ func MigrateCluster(ctx context.Context, conn driver.Conn, fsys fs.FS, c Cluster
 	if err := r.prepare(ctx); err != nil {
 		return err
 	}
+	// Before any file, so that a server on which 0011's chained views would
+	// count a click twice or never stops the run before they exist; and on
+	// every run, so that `admin migrate` after a ClickHouse upgrade checks
+	// the new release (docs/architecture.md, the upgrade notes).
+	if _, err := checkViewChaining(ctx, conn); err != nil {
+		return err
+	}
 	for _, f := range files {
 		// Re-read before each file so that a concurrent migrator's progress
 		// is not repeated needlessly.
@@ -79,9 +86,7 @@ func MigrateCluster(ctx context.Context, conn driver.Conn, fsys fs.FS, c Cluster
 			return err
 		}
 	}
-	// Every run, not only 0011's: a server upgraded since then is checked
-	// by the migration that accompanies the upgrade.
-	return checkViewChaining(ctx, conn)
+	return nil
 }
 
 type migrationFile struct {

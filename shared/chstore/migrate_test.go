@@ -64,6 +64,14 @@ var clickTables = []string{
 	"click_totals", "click_totals_mv", "clicks", "ingest_heartbeats", "schema_migrations",
 	"click_visitors", "click_visitors_mv", "click_hourly_visitors", "click_hourly_visitors_mv",
 	"click_owner_daily", "click_owner_daily_mv",
+	// 0011: the raw table of today's edges, its Null batch table and both
+	// chains of views (18.16's on the view, later releases' on its target).
+	"click_events", "click_batch", "click_dims_daily", "click_events_batch_mv",
+	"click_batch_hourly_mv", "click_batch_hourly_visitors_mv", "click_batch_totals_mv",
+	"click_batch_visitors_mv", "click_batch_owner_totals_mv",
+	"click_events_hourly_mv", "click_events_hourly_visitors_mv", "click_events_totals_mv",
+	"click_events_visitors_mv", "click_events_owner_totals_mv",
+	"click_events_dims_daily_mv", "click_events_owner_daily_mv",
 }
 
 // droppedTables were dropped by a later migration (0008).
