@@ -80,24 +80,62 @@ func CheckRange(from, to time.Time, iv Interval) error {
 // rangeWhere selects one target's hours of a range: kind, id, from, end.
 const rangeWhere = `kind = ? AND target_id = ? AND hour >= toDateTime(?, 'UTC') AND hour < toDateTime(?, 'UTC')`
 
-// seriesSQL buckets the counters of click_hourly (0003) and the distinct
-// visitors of click_hourly_visitors (0009, small granules: see there);
-// bucket (both %s) is toDate(hour) for days (UTC: the column is
-// DateTime('UTC')), toMonday(hour) for weeks or hour itself. Its arguments
-// are the range's twice.
-const seriesSQL = `SELECT b, sum(c), sum(u) FROM (
-	SELECT toDateTime(%[1]s, 'UTC') AS b, countIfMerge(humans) AS c, toUInt64(0) AS u
-	FROM click_hourly WHERE ` + rangeWhere + ` GROUP BY b
-	UNION ALL
-	SELECT toDateTime(%[1]s, 'UTC') AS b, toUInt64(0) AS c, uniqIfMerge(visitors) AS u
-	FROM click_hourly_visitors WHERE ` + rangeWhere + ` GROUP BY b
-) GROUP BY b ORDER BY b`
+// bucketsSQL buckets one column of an hourly table over a range and,
+// WITH TOTALS, aggregates the whole range in the same pass: the counters
+// of click_hourly (0003) or the distinct visitors of click_hourly_visitors
+// (0009, small granules: see there). Reading the hours once instead of
+// once for the series and once for the range's total halves the work of
+// a busy link's page: its uniq states are most of it (a link with 10M
+// clicks in 30 days: 0.55 s for the series and 0.42 s for the total on
+// 18.16, 0.57 s for both at once). Arguments: the aggregate (%[1]s), the
+// table (%[2]s), the bucket (%[3]s: toDate(hour) for days, UTC as the
+// column is DateTime('UTC'), toMonday(hour) for weeks, or hour); then
+// the range's kind, id, from, end.
+const bucketsSQL = `SELECT toDateTime(%[3]s, 'UTC') AS b, %[1]s AS n FROM %[2]s
+WHERE ` + rangeWhere + ` GROUP BY b WITH TOTALS`
 
-// rangeTotalsSQL is the range's clicks and distinct visitors, from the
-// same tables; its arguments are the range's twice.
-const rangeTotalsSQL = `SELECT
-	(SELECT countIfMerge(humans) FROM click_hourly WHERE ` + rangeWhere + `),
-	(SELECT uniqIfMerge(visitors) FROM click_hourly_visitors WHERE ` + rangeWhere + `)`
+// bucketed is one bucketsSQL read: the value per bucket start and the
+// range's total.
+type bucketed struct {
+	by    map[int64]uint64
+	total uint64
+}
+
+func (s *Service) buckets(ctx context.Context, agg, table, bucket string, args []any) (bucketed, error) {
+	out := bucketed{by: map[int64]uint64{}}
+	rows, err := s.conn.Query(ctx, fmt.Sprintf(bucketsSQL, agg, table, bucket), args...)
+	if err != nil {
+		return out, chstore.Unavailable("read click series", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			b time.Time
+			n uint64
+		)
+		if err := rows.Scan(&b, &n); err != nil {
+			return out, chstore.Unavailable("scan click series", err)
+		}
+		out.by[b.Unix()] = n
+	}
+	if err := rows.Err(); err != nil {
+		return out, chstore.Unavailable("read click series", err)
+	}
+	var b time.Time
+	if err := rows.Totals(&b, &out.total); err != nil {
+		return out, chstore.Unavailable("read click series totals", err)
+	}
+	return out, nil
+}
+
+// seriesOf zero-fills the buckets from start to end by step.
+func seriesOf(clicks, uniques bucketed, start, end time.Time, step time.Duration) []Bucket {
+	out := make([]Bucket, 0, int(end.Sub(start)/step)+1)
+	for t := start; t.Before(end); t = t.Add(step) {
+		out = append(out, Bucket{Start: t, Clicks: clicks.by[t.Unix()], UniqueClicks: uniques.by[t.Unix()]})
+	}
+	return out
+}
 
 // Range returns the series, totals and breakdowns of one target for the
 // whole UTC days from..to, every bucket present (zero-filled).
@@ -112,19 +150,24 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 	}
 	end := to.AddDate(0, 0, 1)
 	args := []any{kn, uint64(id), from.Unix(), end.Unix()}
-	args = append(args, args...) // both tables of seriesSQL and rangeTotalsSQL
+	step, bucket, start := time.Hour, "hour", from
+	switch iv {
+	case Day:
+		step, bucket = 24*time.Hour, "toDate(hour)"
+	case Week:
+		step, bucket, start = 7*24*time.Hour, "toMonday(hour)", monday(from)
+	}
 	r := &Range{From: from, To: to, Interval: iv}
+	var clicks, uniques bucketed
 	// Independent reads, side by side (see Summary); each writes its own
-	// fields.
+	// variable.
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		if err := s.conn.QueryRow(gctx, rangeTotalsSQL, args...).Scan(&r.Clicks, &r.UniqueClicks); err != nil {
-			return chstore.Unavailable("read range totals", err)
-		}
-		return nil
+	g.Go(func() (err error) {
+		clicks, err = s.buckets(gctx, "countIfMerge(humans)", "click_hourly", bucket, args)
+		return err
 	})
 	g.Go(func() (err error) {
-		r.Series, err = s.series(gctx, iv, from, end, args)
+		uniques, err = s.buckets(gctx, "uniqIfMerge(visitors)", "click_hourly_visitors", bucket, args)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -134,40 +177,9 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	r.Clicks, r.UniqueClicks = clicks.total, uniques.total
+	r.Series = seriesOf(clicks, uniques, start, end, step)
 	return r, nil
-}
-
-func (s *Service) series(ctx context.Context, iv Interval, from, end time.Time, args []any) ([]Bucket, error) {
-	step, bucket, start := time.Hour, "hour", from
-	switch iv {
-	case Day:
-		step, bucket = 24*time.Hour, "toDate(hour)"
-	case Week:
-		step, bucket, start = 7*24*time.Hour, "toMonday(hour)", monday(from)
-	}
-	rows, err := s.conn.Query(ctx, fmt.Sprintf(seriesSQL, bucket), args...)
-	if err != nil {
-		return nil, chstore.Unavailable("read click series", err)
-	}
-	defer rows.Close()
-	got := map[int64]Bucket{}
-	for rows.Next() {
-		var b Bucket
-		if err := rows.Scan(&b.Start, &b.Clicks, &b.UniqueClicks); err != nil {
-			return nil, chstore.Unavailable("scan click series", err)
-		}
-		got[b.Start.Unix()] = b
-	}
-	if err := rows.Err(); err != nil {
-		return nil, chstore.Unavailable("read click series", err)
-	}
-	out := make([]Bucket, 0, int(end.Sub(from)/step))
-	for t := start; t.Before(end); t = t.Add(step) {
-		b := got[t.Unix()]
-		b.Start = t
-		out = append(out, b)
-	}
-	return out, nil
 }
 
 // midnight truncates t to the start of its UTC day.
