@@ -26,13 +26,13 @@ func checkViewChaining(ctx context.Context, conn driver.Conn) (string, error) {
 	// A name of its own per run: concurrent migrators must not share it.
 	p := "kurz_chain_probe_" + hex.EncodeToString(b[:]) + "_"
 	names := []string{p + "via_view", p + "via_target", p + "first", p + "dst", p + "mid", p + "src"}
-	// Each second-level view writes its own name into dst.
 	defer func() {
 		// A fresh context: the probe's tables go even when ctx has ended.
 		for _, n := range names {
 			_ = conn.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+n)
 		}
 	}()
+	// Each second-level view writes the name of its chain into dst.
 	stmts := []string{
 		"CREATE TABLE " + p + "src (x UInt8) ENGINE = Null",
 		"CREATE TABLE " + p + "mid (x UInt8, n UInt64) ENGINE = Null",

@@ -19,9 +19,11 @@ import (
 // ({shorturl}+). Both read them here, so the two can never disagree on what
 // a click, a unique click or a top-N list is.
 //
-// Every read uses the aggregate tables of migrations/clickhouse/0002-0004,
-// never a scan of the raw clicks table, so a link's summary costs the same
-// at ten clicks and at a hundred million. Only ClassHuman visits count
+// Every all-time read uses the aggregate tables of migrations/clickhouse
+// (0002–0011), never a scan of the raw clicks, so a link's summary costs
+// the same at ten clicks and at a hundred million; date ranges read
+// click_dims_daily, and the raw rows only of the clicks counted before
+// 0011 (rangeDimsFrom). Only ClassHuman visits count
 // towards clicks, uniqueClicks and the breakdowns; bots, previews and
 // prefetches are reported apart.
 
