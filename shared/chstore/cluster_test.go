@@ -291,3 +291,34 @@ func TestClusterBackfills(t *testing.T) {
 		t.Fatalf("click_owner_totals holds %d human clicks after its backfill, the raw table %d", owners, humans)
 	}
 }
+
+// TestClusterMixedRolloutEqualsOneServer: during a rollout across 0011
+// an old edge writes clicks and a new one click_events. On a cluster,
+// half the clicks through each raw table give every read the numbers of
+// one server where all went to clicks, and the numbers sent.
+func TestClusterMixedRolloutEqualsOneServer(t *testing.T) {
+	t.Parallel() // own databases; the servers run the DDL of all of them in turn
+	ctx := context.Background()
+	cluster, _ := chtest.NewCluster(t, chtest.ClusterDSN(t, chtest.EnvClusterURL), sharded)
+	single, _ := chtest.New(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	rows := chtest.Clicks(now, 4000)
+	var blk click.Block
+	half := len(rows) / 2
+	for _, ins := range []struct {
+		conn  driver.Conn
+		table string
+		rows  []click.Row
+	}{
+		{cluster, "clicks", rows[:half]}, {cluster, click.Table, rows[half:]}, {single, "clicks", rows},
+	} {
+		if err := chstore.InsertRowsInto(ctx, ins.conn, ins.table, &blk, ins.rows, chstore.Chunking{Rows: 1000}); err != nil {
+			t.Fatalf("insert into %s: %v", ins.table, err)
+		}
+	}
+	got, want := readAll(t, cluster, now), readAll(t, single, now)
+	checkSent(t, got, rows)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("cluster reads after a mixed rollout differ from one server's:\ncluster %+v\none server %+v", got, want)
+	}
+}
