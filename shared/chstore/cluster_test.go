@@ -108,16 +108,15 @@ type reads struct {
 	Totals    map[int64]chstore.Totals
 	Rankings  map[int64]chstore.Ranked
 	Windows   map[int64]chstore.OwnerWindows
-	Ranges    map[int64]chstore.Breakdown
-	Visits    map[int64]chstore.RangeVisits
-	Countries map[int64][]chstore.Count
+	Ranges    map[int64]chstore.RangeBreakdown
+	Counts    map[string]chstore.Counts
 }
 
 func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 	t.Helper()
 	ctx := context.Background()
 	r := reads{Summaries: map[string]*chstore.Summary{}, Rankings: map[int64]chstore.Ranked{}, Windows: map[int64]chstore.OwnerWindows{},
-		Ranges: map[int64]chstore.Breakdown{}, Visits: map[int64]chstore.RangeVisits{}, Countries: map[int64][]chstore.Count{}}
+		Ranges: map[int64]chstore.RangeBreakdown{}, Counts: map[string]chstore.Counts{}}
 	var ids []int64
 	// Ranges are whole UTC days (the daily tables of 0011).
 	day := now.Truncate(24 * time.Hour)
@@ -130,15 +129,12 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 				t.Fatal(err)
 			}
 			r.Summaries[fmt.Sprint(k, "/", id)] = s
+			if r.Counts[fmt.Sprint(k, "/", id)], err = chstore.ReadCounts(ctx, conn, k, id); err != nil {
+				t.Fatal(err)
+			}
 		}
 		var err error
 		if r.Ranges[id], err = chstore.ReadRangeBreakdown(ctx, conn, click.KindLink, id, from, end); err != nil {
-			t.Fatal(err)
-		}
-		if r.Visits[id], err = chstore.ReadRangeVisits(ctx, conn, click.KindLink, id, from, end); err != nil {
-			t.Fatal(err)
-		}
-		if r.Countries[id], err = chstore.ReadRangeCountries(ctx, conn, click.KindLink, id, from, end); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -198,22 +198,13 @@ func compareReads(t *testing.T, name string, want, got driver.Conn) {
 		}
 		check("summary", func(c driver.Conn) (any, error) { return chstore.ReadSummary(ctx, c, target.kind, target.id) })
 		// Equal answers must not be empty ones.
-		if cs, err := chstore.ReadRangeCountries(ctx, want, target.kind, target.id, day, day.AddDate(0, 0, 2)); err != nil || len(cs) < 2 {
-			t.Fatalf("countries of %v %d over both days: %v, %v; the population should give several", target.kind, target.id, cs, err)
-		}
-		if v, err := chstore.ReadRangeVisits(ctx, got, target.kind, target.id, day, day.AddDate(0, 0, 2)); err != nil || len(v.Devices) == 0 || v.Bots == 0 {
-			t.Fatalf("visits of %v %d over both days through %s: %+v, %v", target.kind, target.id, name, v, err)
+		if rb, err := chstore.ReadRangeBreakdown(ctx, got, target.kind, target.id, day, day.AddDate(0, 0, 2)); err != nil || len(rb.CountryCodes) < 2 || len(rb.Devices) == 0 {
+			t.Fatalf("breakdown of %v %d over both days through %s: %+v, %v; the population should give several countries and devices", target.kind, target.id, name, rb, err)
 		}
 		for _, r := range ranges {
 			at := r[0].Format("01-02") + ".." + r[1].Format("01-02")
 			check("breakdown "+at, func(c driver.Conn) (any, error) {
 				return chstore.ReadRangeBreakdown(ctx, c, target.kind, target.id, r[0], r[1])
-			})
-			check("countries "+at, func(c driver.Conn) (any, error) {
-				return chstore.ReadRangeCountries(ctx, c, target.kind, target.id, r[0], r[1])
-			})
-			check("visits "+at, func(c driver.Conn) (any, error) {
-				return chstore.ReadRangeVisits(ctx, c, target.kind, target.id, r[0], r[1])
 			})
 		}
 	}
@@ -244,10 +235,10 @@ func TestRangeReadsRefuseHours(t *testing.T) {
 	if _, err := chstore.ReadRangeBreakdown(ctx, conn, click.KindLink, 1, day.Add(time.Hour), day.AddDate(0, 0, 1)); err == nil {
 		t.Error("breakdown from 01:00 answered")
 	}
-	if _, err := chstore.ReadRangeCountries(ctx, conn, click.KindLink, 1, day, day.Add(90*time.Minute)); err == nil {
-		t.Error("countries to 01:30 answered")
+	if _, err := chstore.ReadRangeBreakdown(ctx, conn, click.KindLink, 1, day, day.Add(90*time.Minute)); err == nil {
+		t.Error("breakdown to 01:30 answered")
 	}
-	if _, err := chstore.ReadRangeVisits(ctx, conn, click.KindLink, 1, day.In(time.FixedZone("x", 3600)), day.AddDate(0, 0, 1)); err != nil {
-		t.Errorf("visits from UTC midnight written in another zone: %v", err)
+	if _, err := chstore.ReadRangeBreakdown(ctx, conn, click.KindLink, 1, day.In(time.FixedZone("x", 3600)), day.AddDate(0, 0, 1)); err != nil {
+		t.Errorf("breakdown from UTC midnight written in another zone: %v", err)
 	}
 }

@@ -50,6 +50,20 @@ type Breakdown struct {
 	Categories map[string]uint64
 }
 
+// RangeBreakdown is the Breakdown of a range of days with what the
+// dashboard's statistics page shows beside it, from the same query: the
+// device classes and every country.
+type RangeBreakdown struct {
+	Breakdown
+	// Devices is the human clicks per device class as stored (desktop,
+	// mobile, tablet, tv, bot, unknown), most first, ties by name.
+	Devices []Count
+	// CountryCodes is the human clicks per ISO 3166-1 alpha-2 code as
+	// stored ("" for unknown), every country (Countries keeps the top
+	// TopN), most first, ties by code: what a world map colours.
+	CountryCodes []Count
+}
+
 // Summary is the all-time stats of one link or QR code.
 type Summary struct {
 	Clicks         uint64 // human visits
@@ -76,13 +90,19 @@ FROM click_totals WHERE kind = ? AND target_id = ?`
 // descending, then name) happen on the names the API shows; countries are
 // mapped to names in Go (top), which is why LIMIT BY keeps up to 1000
 // values per dimension: more than every two-letter code, so a country's
-// rank is decided on all of them; for referrers the SQL order already is
-// the final one. Dimensions device and language are not reported.
-const dimsSelect = `SELECT dim, multiIf(dim = 'referrer' AND value = '', 'direct', value = '', 'unknown', value) AS name,
+// rank is decided on all of them, and country codes stay codes ("" too)
+// for the map (RangeBreakdown.CountryCodes); for referrers the SQL order
+// already is the final one. Dimension language is not reported, device
+// only for ranges.
+const dimsSelect = `SELECT dim, multiIf(dim = 'referrer' AND value = '', 'direct', value = '' AND dim != 'country', 'unknown', value) AS name,
 	sum(hits) AS n
 FROM `
 
 const dimsIn = ` AND dim IN ('country', 'referrer', 'browser', 'os', 'category')`
+
+// rangeDimsIn adds the device classes, which the statistics page of a
+// range shows.
+const rangeDimsIn = ` AND dim IN ('country', 'referrer', 'browser', 'os', 'category', 'device')`
 
 // dimsTotalFrom is every human click's dimensions: click_dims_total holds
 // those of the clicks in clicks (0004), click_dims_daily those in
@@ -115,9 +135,10 @@ const rangeDimsFrom = `(SELECT 'country' AS dim, country AS value, count() AS hi
 	UNION ALL SELECT 'browser' AS dim, browser AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'os' AS dim, os AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'category' AS dim, toString(referrer_category) AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
-	UNION ALL SELECT dim, value, hits FROM click_dims_daily` + dailyWhere + dimsIn + `)`
+	UNION ALL SELECT 'device' AS dim, device AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
+	UNION ALL SELECT dim, value, hits FROM click_dims_daily` + dailyWhere + rangeDimsIn + `)`
 
-const rangeDimsBranches = 6
+const rangeDimsBranches = 7
 
 // ReadSummary returns the all-time stats of the link (click.KindLink) or QR
 // code (click.KindQR) with id. An id nobody visited has all zeros. A
@@ -139,8 +160,9 @@ func ReadSummary(ctx context.Context, conn driver.Conn, kind click.Kind, id int6
 		}
 		return nil
 	})
-	g.Go(func() (err error) {
-		sum.Breakdown, err = breakdown(gctx, conn, dimsTotalFrom, kn, uint64(id), kn, uint64(id))
+	g.Go(func() error {
+		byDim, err := readDims(gctx, conn, dimsTotalFrom, kn, uint64(id), kn, uint64(id))
+		sum.Breakdown = breakdownOf(byDim)
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -150,20 +172,27 @@ func ReadSummary(ctx context.Context, conn driver.Conn, kind click.Kind, id int6
 }
 
 // ReadRangeBreakdown returns the breakdown of the human clicks on the link
-// or QR code id captured in [from, end), two UTC midnights.
-func ReadRangeBreakdown(ctx context.Context, conn driver.Conn, kind click.Kind, id int64, from, end time.Time) (Breakdown, error) {
+// or QR code id captured in [from, end), two UTC midnights. A ClickHouse
+// failure wraps link.ErrUnavailable.
+func ReadRangeBreakdown(ctx context.Context, conn driver.Conn, kind click.Kind, id int64, from, end time.Time) (RangeBreakdown, error) {
 	kn, err := KindName(kind)
 	if err != nil {
-		return Breakdown{}, err
+		return RangeBreakdown{}, err
 	}
 	if err := wholeDays(from, end); err != nil {
-		return Breakdown{}, err
+		return RangeBreakdown{}, err
 	}
 	args := make([]any, 0, 4*rangeDimsBranches)
 	for range rangeDimsBranches {
 		args = append(args, kn, uint64(id), from.Unix(), end.Unix())
 	}
-	return breakdown(ctx, conn, rangeDimsFrom, args...)
+	byDim, err := readDims(ctx, conn, rangeDimsFrom, args...)
+	if err != nil {
+		return RangeBreakdown{}, err
+	}
+	// The SQL orders by count descending, then name: for countries the
+	// stored code, as CountryCodes promises.
+	return RangeBreakdown{Breakdown: breakdownOf(byDim), Devices: top(byDim["device"], nil), CountryCodes: byDim["country"]}, nil
 }
 
 // wholeDays refuses a range that does not start and end at UTC midnight:
@@ -175,11 +204,12 @@ func wholeDays(from, end time.Time) error {
 	return nil
 }
 
-// breakdown runs the dims query over from (table plus WHERE) with args.
-func breakdown(ctx context.Context, conn driver.Conn, from string, args ...any) (Breakdown, error) {
+// readDims runs the dims query over from (table plus WHERE) with args:
+// the counts of each dimension, most first.
+func readDims(ctx context.Context, conn driver.Conn, from string, args ...any) (map[string][]Count, error) {
 	rows, err := conn.Query(ctx, dimsSelect+from+dimsTail, args...)
 	if err != nil {
-		return Breakdown{}, Unavailable("read click breakdown", err)
+		return nil, Unavailable("read click breakdown", err)
 	}
 	defer rows.Close()
 	byDim := map[string][]Count{}
@@ -187,13 +217,18 @@ func breakdown(ctx context.Context, conn driver.Conn, from string, args ...any) 
 		var dim string
 		var c Count
 		if err := rows.Scan(&dim, &c.Name, &c.N); err != nil {
-			return Breakdown{}, Unavailable("scan click breakdown", err)
+			return nil, Unavailable("scan click breakdown", err)
 		}
 		byDim[dim] = append(byDim[dim], c)
 	}
 	if err := rows.Err(); err != nil {
-		return Breakdown{}, Unavailable("read click breakdown", err)
+		return nil, Unavailable("read click breakdown", err)
 	}
+	return byDim, nil
+}
+
+// breakdownOf cuts readDims' counts into a Breakdown.
+func breakdownOf(byDim map[string][]Count) Breakdown {
 	b := Breakdown{
 		Countries:  top(byDim["country"], countryName),
 		Referrers:  top(byDim["referrer"], nil),
@@ -204,7 +239,7 @@ func breakdown(ctx context.Context, conn driver.Conn, from string, args ...any) 
 	for _, c := range byDim["category"] {
 		b.Categories[c.Name] += c.N
 	}
-	return b, nil
+	return b
 }
 
 // countryName turns a stored ISO code into the lower-case English name the

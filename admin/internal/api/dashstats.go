@@ -9,7 +9,7 @@ import (
 )
 
 // The dashboard's statistics reads: the same service and tables as
-// GET /api/url/:id (summary, freshness) and GET /api/url/:id/stats (the
+// GET /api/url/:id (counts, freshness) and GET /api/url/:id/stats (the
 // range). Ownership is the caller's check, as in the handlers. up is
 // false, with no error, when ClickHouse cannot be read: the page then
 // says so instead of showing zeros.
@@ -33,64 +33,25 @@ func (s *Server) rangeOf(ctx context.Context, kind click.Kind, id int64, from, t
 	return rg, err == nil, downOK(err)
 }
 
-// LinkCountries is link id's human clicks per country code over the UTC
-// days from..to, every country: the dashboard's world map.
-func (s *Server) LinkCountries(ctx context.Context, id int64, from, to time.Time) (cs []stats.Count, up bool, err error) {
-	return s.countriesOf(ctx, click.KindLink, id, from, to)
+// LinkCounts is link id's all-time visits by class (what the page shows
+// of all time beside the range), and the freshness of the numbers.
+func (s *Server) LinkCounts(ctx context.Context, id int64) (c stats.Counts, fresh stats.Freshness, up bool, err error) {
+	return s.countsOf(ctx, click.KindLink, id)
 }
 
-// QRCountries is LinkCountries of QR code id's scans.
-func (s *Server) QRCountries(ctx context.Context, id int64, from, to time.Time) (cs []stats.Count, up bool, err error) {
-	return s.countriesOf(ctx, click.KindQR, id, from, to)
+// QRCounts is LinkCounts of QR code id's scans.
+func (s *Server) QRCounts(ctx context.Context, id int64) (c stats.Counts, fresh stats.Freshness, up bool, err error) {
+	return s.countsOf(ctx, click.KindQR, id)
 }
 
-func (s *Server) countriesOf(ctx context.Context, kind click.Kind, id int64, from, to time.Time) (cs []stats.Count, up bool, err error) {
+func (s *Server) countsOf(ctx context.Context, kind click.Kind, id int64) (c stats.Counts, fresh stats.Freshness, up bool, err error) {
 	if s.stats == nil {
-		return nil, true, nil
+		return c, stats.Freshness{IngestedUntil: s.now()}, true, nil
 	}
-	cs, err = s.stats.Countries(ctx, kind, id, from, to)
-	return cs, err == nil, downOK(err)
-}
-
-// LinkVisits is link id's people by device class and its bots, previews
-// and prefetches over the UTC days from..to.
-func (s *Server) LinkVisits(ctx context.Context, id int64, from, to time.Time) (v stats.RangeVisits, up bool, err error) {
-	return s.visitsOf(ctx, click.KindLink, id, from, to)
-}
-
-// QRVisits is LinkVisits of QR code id's scans.
-func (s *Server) QRVisits(ctx context.Context, id int64, from, to time.Time) (v stats.RangeVisits, up bool, err error) {
-	return s.visitsOf(ctx, click.KindQR, id, from, to)
-}
-
-func (s *Server) visitsOf(ctx context.Context, kind click.Kind, id int64, from, to time.Time) (v stats.RangeVisits, up bool, err error) {
-	if s.stats == nil {
-		return v, true, nil
-	}
-	v, err = s.stats.Visits(ctx, kind, id, from, to)
-	return v, err == nil, downOK(err)
-}
-
-// LinkSummary is link id's all-time numbers, with the bot, preview and
-// prefetch counts, and the freshness of the numbers.
-func (s *Server) LinkSummary(ctx context.Context, id int64) (sum *stats.Summary, fresh stats.Freshness, up bool, err error) {
-	return s.summaryOf(ctx, click.KindLink, id)
-}
-
-// QRSummary is QR code id's all-time scans as GET /api/qr/:id reads them
-// (its "data"), with the freshness of the numbers.
-func (s *Server) QRSummary(ctx context.Context, id int64) (sum *stats.Summary, fresh stats.Freshness, up bool, err error) {
-	return s.summaryOf(ctx, click.KindQR, id)
-}
-
-func (s *Server) summaryOf(ctx context.Context, kind click.Kind, id int64) (sum *stats.Summary, fresh stats.Freshness, up bool, err error) {
-	if s.stats == nil {
-		return &stats.Summary{}, stats.Freshness{IngestedUntil: s.now()}, true, nil
-	}
-	if sum, err = s.stats.Summary(ctx, kind, id); err == nil {
+	if c, err = s.stats.Counts(ctx, kind, id); err == nil {
 		fresh, err = s.stats.Freshness(ctx)
 	}
-	return sum, fresh, err == nil, downOK(err)
+	return c, fresh, err == nil, downOK(err)
 }
 
 // OwnerWindows is owner's link clicks today, over 7 and over 30 days.

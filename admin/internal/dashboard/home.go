@@ -1,7 +1,10 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
+
+	"golang.org/x/sync/errgroup"
 
 	"kurz/admin/internal/stats"
 	"kurz/shared/pgstore"
@@ -22,27 +25,43 @@ type homeData struct {
 	Total     int // the user's links
 }
 
+// homePage reads its three parts side by side: the windows, the newest
+// links and the most clicked ones are independent reads, so the page
+// waits for the slowest instead of their sum.
 func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *call) error {
-	var d homeData
-	win, up, err := s.api.OwnerWindows(r.Context(), c.user.ID)
-	if err != nil {
+	var (
+		d                 homeData
+		upW, downR, downT bool
+		recent            []linkRow
+		top               []linkRow
+	)
+	g, ctx := errgroup.WithContext(r.Context())
+	g.Go(func() (err error) {
+		d.Windows, upW, err = s.api.OwnerWindows(ctx, c.user.ID)
 		return err
-	}
-	d.Windows, d.StatsDown = win, !up
-	recent, err := s.store.SearchLinks(r.Context(), pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen})
-	if err != nil {
-		return err
-	}
-	d.Total = recent.Total
-	lr := linksData{StatsDown: d.StatsDown}
-	if err := s.fillRows(r, &lr, recent.Links); err != nil {
-		return err
-	}
-	d.Recent, d.StatsDown = lr.Rows, lr.StatsDown
-	if !d.StatsDown && d.Total > 0 {
-		if d.Top, err = s.topLinks(r, c); err != nil {
+	})
+	g.Go(func() error {
+		page, err := s.store.SearchLinks(ctx, pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen})
+		if err != nil {
 			return err
 		}
+		d.Total = page.Total
+		lr := linksData{}
+		err = s.fillRows(ctx, &lr, page.Links, false)
+		recent, downR = lr.Rows, lr.StatsDown
+		return err
+	})
+	g.Go(func() (err error) {
+		top, downT, err = s.topLinks(ctx, c)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	d.StatsDown = !upW || downR || downT
+	d.Recent = recent
+	if !d.StatsDown {
+		d.Top = top
 	}
 	s.render(w, r, c, http.StatusOK, "home", "Home", d)
 	return nil
@@ -50,24 +69,24 @@ func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *call) error
 
 // topLinks are the user's most clicked links (all time), the first rows
 // of the link table sorted by clicks; links nobody clicked are left out.
-func (s *Server) topLinks(r *http.Request, c *call) ([]linkRow, error) {
-	rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID, homeListLen+1)
+// down reports that ClickHouse could not be read.
+func (s *Server) topLinks(ctx context.Context, c *call) (rows []linkRow, down bool, err error) {
+	rank, up, err := s.api.LinkRanking(ctx, c.user.ID, homeListLen+1)
 	if err != nil || !up || len(rank.IDs) == 0 {
-		return nil, err
+		return nil, !up, err
 	}
-	page, err := s.store.SearchLinks(r.Context(), pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen, Rank: rank})
+	page, err := s.store.SearchLinks(ctx, pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen, Rank: rank})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	lr := linksData{}
-	if err := s.fillRows(r, &lr, page.Links); err != nil {
-		return nil, err
+	if err := s.fillRows(ctx, &lr, page.Links, false); err != nil {
+		return nil, false, err
 	}
-	var out []linkRow
 	for _, row := range lr.Rows {
 		if row.Clicks != nil && *row.Clicks > 0 {
-			out = append(out, row)
+			rows = append(rows, row)
 		}
 	}
-	return out, nil
+	return rows, lr.StatsDown, nil
 }

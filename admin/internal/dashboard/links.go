@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -91,7 +92,7 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
-	if err := s.fillRows(r, &d, page.Links); err != nil {
+	if err := s.fillRows(r.Context(), &d, page.Links, true); err != nil {
 		return err
 	}
 	d.Total = page.Total
@@ -101,11 +102,13 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	return nil
 }
 
-// fillRows turns a page of links into rows with their numbers.
-func (s *Server) fillRows(r *http.Request, d *linksData, links []link.Link) error {
+// fillRows turns a page of links into rows with their numbers: clicks,
+// and unique clicks when uniques (a list that shows them: merging a busy
+// link's distinct-visitor state costs far more than its counter).
+func (s *Server) fillRows(ctx context.Context, d *linksData, links []link.Link, uniques bool) error {
 	var totals map[int64]stats.Totals
 	if !d.StatsDown && len(links) > 0 {
-		t, up, err := s.api.LinkTotals(r.Context(), links, true)
+		t, up, err := s.api.LinkTotals(ctx, links, uniques)
 		if err != nil {
 			return err
 		}
@@ -116,7 +119,10 @@ func (s *Server) fillRows(r *http.Request, d *linksData, links []link.Link) erro
 		row := s.rowOf(l)
 		if !d.StatsDown {
 			t := totals[l.ID]
-			row.Clicks, row.Unique = &t.Clicks, &t.UniqueClicks
+			row.Clicks = &t.Clicks
+			if uniques {
+				row.Unique = &t.UniqueClicks
+			}
 		}
 		d.Rows = append(d.Rows, row)
 	}

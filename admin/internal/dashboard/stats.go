@@ -111,21 +111,19 @@ func (s statsSubject) One() string { return strings.TrimSuffix(s.Noun(), "s") }
 
 // statsReads are the API server's reads of one kind of subject.
 type statsReads struct {
-	rng       func(ctx context.Context, id int64, from, to time.Time, iv stats.Interval) (*stats.Range, bool, error)
-	summary   func(ctx context.Context, id int64) (*stats.Summary, stats.Freshness, bool, error)
-	countries func(ctx context.Context, id int64, from, to time.Time) ([]stats.Count, bool, error)
-	visits    func(ctx context.Context, id int64, from, to time.Time) (stats.RangeVisits, bool, error)
-	social    func(categories map[string]uint64) uint64
+	rng    func(ctx context.Context, id int64, from, to time.Time, iv stats.Interval) (*stats.Range, bool, error)
+	counts func(ctx context.Context, id int64) (stats.Counts, stats.Freshness, bool, error)
+	social func(categories map[string]uint64) uint64
 }
 
 // linkReads are what GET /api/url/:id and its chart extension read.
 func (s *Server) linkReads() statsReads {
-	return statsReads{s.api.LinkRange, s.api.LinkSummary, s.api.LinkCountries, s.api.LinkVisits, api.LinkSocialCount}
+	return statsReads{s.api.LinkRange, s.api.LinkCounts, api.LinkSocialCount}
 }
 
 // qrReads are the same reads of a QR code's scans (GET /api/qr/:id).
 func (s *Server) qrReads() statsReads {
-	return statsReads{s.api.QRRange, s.api.QRSummary, s.api.QRCountries, s.api.QRVisits, api.QRSocialCount}
+	return statsReads{s.api.QRRange, s.api.QRCounts, api.QRSocialCount}
 }
 
 // statsData is the statistics page's.
@@ -138,12 +136,11 @@ type statsData struct {
 	// holding its content itself); no numbers are read.
 	NotCounted string
 	Range      *stats.Range
-	AllTime    *stats.Summary
-	Visits     stats.RangeVisits // devices, bots, previews, prefetches of the range
-	Fresh      string            // "HH:MM:SS UTC" (with the date when not today)
-	Lagging    bool              // some edge reports clicks not yet counted
-	Chart      chart             // wide
-	Narrow     chart             // for phones
+	AllTime    stats.Counts
+	Fresh      string // "HH:MM:SS UTC" (with the date when not today)
+	Lagging    bool   // some edge reports clicks not yet counted
+	Chart      chart  // wide
+	Narrow     chart  // for phones
 	Social     uint64
 	Map        worldMap
 	CSVURL     string
@@ -185,16 +182,16 @@ func (s *Server) showStats(w http.ResponseWriter, r *http.Request, c *call, subj
 }
 
 // readStats fills d's numbers; d.Up stays false when ClickHouse is down.
-// The reads are independent: side by side, the page waits for the
-// slowest, not their sum.
+// Two reads, side by side: the range (series, breakdowns with devices and
+// every country, the visits that were not people) and the all-time
+// counts. The page shows no all-time distinct visitors or breakdowns, so
+// it reads none: a busy link's uniq state is the costliest read there is.
 func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData, reads statsReads) error {
 	var (
-		rg                 *stats.Range
-		sum                *stats.Summary
-		fresh              stats.Freshness
-		countries          []stats.Count
-		visits             stats.RangeVisits
-		upR, upS, upC, upV bool
+		rg       *stats.Range
+		all      stats.Counts
+		fresh    stats.Freshness
+		upR, upA bool
 	)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
@@ -202,33 +199,25 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 		return err
 	})
 	g.Go(func() (err error) {
-		sum, fresh, upS, err = reads.summary(ctx, id)
+		all, fresh, upA, err = reads.counts(ctx, id)
 		return err
 	})
-	g.Go(func() (err error) {
-		countries, upC, err = reads.countries(ctx, id, q.from, q.to)
-		return err
-	})
-	g.Go(func() (err error) {
-		visits, upV, err = reads.visits(ctx, id, q.from, q.to)
-		return err
-	})
-	if err := g.Wait(); err != nil || !upR || !upS || !upC || !upV {
+	if err := g.Wait(); err != nil || !upR || !upA {
 		return err
 	}
-	d.Up, d.Range, d.AllTime, d.Visits = true, rg, sum, visits
+	d.Up, d.Range, d.AllTime = true, rg, all
 	d.Fresh = freshness(fresh.IngestedUntil, time.Now())
 	d.Lagging = fresh.LagMs > 0
 	d.Chart = buildChart(rg.Series, q.iv, wideChart, "chart-wide")
 	d.Narrow = buildChart(rg.Series, q.iv, narrowChart, "chart-narrow")
 	d.Chart.Noun, d.Narrow.Noun = d.Subject.Noun(), d.Subject.Noun()
 	d.Social = reads.social(rg.Categories)
-	d.Map = buildWorldMap(countries)
+	d.Map = buildWorldMap(rg.CountryCodes)
 	d.Countries = countList{"countries", "Country", d.Subject.Counted, countRows(rg.Countries, true)}
 	d.Referrers = countList{"referrers", "Referrer", d.Subject.Counted, countRows(rg.Referrers, false)}
 	d.Browsers = countList{"browsers", "Browser", d.Subject.Counted, countRows(rg.Browsers, false)}
 	d.OS = countList{"os", "Operating system", d.Subject.Counted, countRows(rg.OS, false)}
-	d.Devices = countList{"devices", "Device", d.Subject.Counted, deviceRows(visits.Devices)}
+	d.Devices = countList{"devices", "Device", d.Subject.Counted, deviceRows(rg.Devices)}
 	d.Sources = countList{"sources", "Source", d.Subject.Counted, categoryRows(rg.Categories)}
 	return nil
 }

@@ -49,8 +49,11 @@ type Range struct {
 	Interval     Interval
 	Clicks       uint64 // human clicks in the range
 	UniqueClicks uint64 // distinct visitors over the whole range (not the sum of the buckets)
-	Series       []Bucket
-	Breakdown
+	// Bots, Previews and Prefetches are the range's visits that were not
+	// people, by class.
+	Bots, Previews, Prefetches uint64
+	Series                     []Bucket
+	RangeBreakdown
 }
 
 // ErrRange is returned for a range the chart extension refuses.
@@ -80,7 +83,7 @@ func CheckRange(from, to time.Time, iv Interval) error {
 // rangeWhere selects one target's hours of a range: kind, id, from, end.
 const rangeWhere = `kind = ? AND target_id = ? AND hour >= toDateTime(?, 'UTC') AND hour < toDateTime(?, 'UTC')`
 
-// bucketsSQL buckets one column of an hourly table over a range and,
+// bucketsSQL buckets one aggregate of an hourly table over a range and,
 // WITH TOTALS, aggregates the whole range in the same pass: the counters
 // of click_hourly (0003) or the distinct visitors of click_hourly_visitors
 // (0009, small granules: see there). Reading the hours once instead of
@@ -91,40 +94,52 @@ const rangeWhere = `kind = ? AND target_id = ? AND hour >= toDateTime(?, 'UTC') 
 // table (%[2]s), the bucket (%[3]s: toDate(hour) for days, UTC as the
 // column is DateTime('UTC'), toMonday(hour) for weeks, or hour); then
 // the range's kind, id, from, end.
-const bucketsSQL = `SELECT toDateTime(%[3]s, 'UTC') AS b, %[1]s AS n FROM %[2]s
+const bucketsSQL = `SELECT toDateTime(%[3]s, 'UTC') AS b, %[1]s FROM %[2]s
 WHERE ` + rangeWhere + ` GROUP BY b WITH TOTALS`
 
-// bucketed is one bucketsSQL read: the value per bucket start and the
-// range's total.
+// humansAgg is the series' clicks; the visits that were not people ride
+// along for the range's totals (Range.Bots...), read in the same pass
+// over the same hours instead of a query of their own.
+const humansAgg = `countIfMerge(humans), countIfMerge(bots), countIfMerge(previews), countIfMerge(prefetches)`
+
+// visitorsAgg is the series' distinct visitors.
+const visitorsAgg = `uniqIfMerge(visitors)`
+
+// bucketed is one bucketsSQL read: the first aggregate per bucket start
+// and every aggregate's total over the range.
 type bucketed struct {
-	by    map[int64]uint64
-	total uint64
+	by     map[int64]uint64
+	totals []uint64
 }
 
-func (s *Service) buckets(ctx context.Context, agg, table, bucket string, args []any) (bucketed, error) {
-	out := bucketed{by: map[int64]uint64{}}
-	rows, err := s.conn.Query(ctx, fmt.Sprintf(bucketsSQL, agg, table, bucket), args...)
+// buckets reads aggs (n aggregates, the first bucketed) of table.
+func (s *Service) buckets(ctx context.Context, aggs string, n int, table, bucket string, args []any) (bucketed, error) {
+	out := bucketed{by: map[int64]uint64{}, totals: make([]uint64, n)}
+	rows, err := s.conn.Query(ctx, fmt.Sprintf(bucketsSQL, aggs, table, bucket), args...)
 	if err != nil {
 		return out, chstore.Unavailable("read click series", err)
 	}
 	defer rows.Close()
+	var b time.Time
+	vals := make([]uint64, n)
+	dest := make([]any, n+1)
+	dest[0] = &b
+	for i := range vals {
+		dest[i+1] = &vals[i]
+	}
 	for rows.Next() {
-		var (
-			b time.Time
-			n uint64
-		)
-		if err := rows.Scan(&b, &n); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return out, chstore.Unavailable("scan click series", err)
 		}
-		out.by[b.Unix()] = n
+		out.by[b.Unix()] = vals[0]
 	}
 	if err := rows.Err(); err != nil {
 		return out, chstore.Unavailable("read click series", err)
 	}
-	var b time.Time
-	if err := rows.Totals(&b, &out.total); err != nil {
+	if err := rows.Totals(dest...); err != nil {
 		return out, chstore.Unavailable("read click series totals", err)
 	}
+	copy(out.totals, vals)
 	return out, nil
 }
 
@@ -163,21 +178,22 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 	// variable.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		clicks, err = s.buckets(gctx, "countIfMerge(humans)", "click_hourly", bucket, args)
+		clicks, err = s.buckets(gctx, humansAgg, 4, "click_hourly", bucket, args)
 		return err
 	})
 	g.Go(func() (err error) {
-		uniques, err = s.buckets(gctx, "uniqIfMerge(visitors)", "click_hourly_visitors", bucket, args)
+		uniques, err = s.buckets(gctx, visitorsAgg, 1, "click_hourly_visitors", bucket, args)
 		return err
 	})
 	g.Go(func() (err error) {
-		r.Breakdown, err = chstore.ReadRangeBreakdown(gctx, s.conn, kind, id, from, end)
+		r.RangeBreakdown, err = chstore.ReadRangeBreakdown(gctx, s.conn, kind, id, from, end)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	r.Clicks, r.UniqueClicks = clicks.total, uniques.total
+	r.Clicks, r.Bots, r.Previews, r.Prefetches = clicks.totals[0], clicks.totals[1], clicks.totals[2], clicks.totals[3]
+	r.UniqueClicks = uniques.totals[0]
 	r.Series = seriesOf(clicks, uniques, start, end, step)
 	return r, nil
 }

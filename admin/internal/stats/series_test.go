@@ -49,10 +49,17 @@ func TestRangeSeriesAndTotals(t *testing.T) {
 	if r.Clicks != 7 || r.UniqueClicks != 4 {
 		t.Errorf("range: %d clicks %d unique, want 7 and 4", r.Clicks, r.UniqueClicks)
 	}
+	// The fixture's bot, preview and prefetch on the 4th, apart from people.
+	if r.Bots != 1 || r.Previews != 1 || r.Prefetches != 1 {
+		t.Errorf("range: %d bots %d previews %d prefetches, want one each", r.Bots, r.Previews, r.Prefetches)
+	}
 
 	h, err := svc.Range(ctx, click.KindLink, 42, t0, t0, stats.Hour)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if h.Bots != 1 || h.Previews != 1 || h.Prefetches != 1 {
+		t.Errorf("hours of the 4th: %d bots %d previews %d prefetches, want one each", h.Bots, h.Previews, h.Prefetches)
 	}
 	if len(h.Series) != 24 || h.Series[10].Clicks != 1 || h.Series[11].Clicks != 1 || h.Series[12].Clicks != 1 || h.Clicks != 3 || h.UniqueClicks != 2 {
 		t.Errorf("hours of the 4th: %d buckets, 10h-12h %+v, range %d/%d; want 24, one click each, 3/2",
@@ -72,7 +79,7 @@ func TestRangeSeriesAndTotals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if none.Clicks != 0 || none.UniqueClicks != 0 || len(none.Series) != 2 || none.Series[0].Clicks != 0 {
+	if none.Clicks != 0 || none.UniqueClicks != 0 || len(none.Series) != 2 || none.Series[0].Clicks != 0 || none.Bots+none.Previews+none.Prefetches != 0 {
 		t.Errorf("a month later: %+v", none)
 	}
 }

@@ -27,8 +27,13 @@ type (
 	// Breakdown is the top-N lists and the referrer categories of a set of
 	// human clicks.
 	Breakdown = chstore.Breakdown
+	// RangeBreakdown is a range's Breakdown with its device classes and
+	// every country code.
+	RangeBreakdown = chstore.RangeBreakdown
 	// Summary is the all-time stats of one link or QR code.
 	Summary = chstore.Summary
+	// Counts is one target's all-time visits by class.
+	Counts = chstore.Counts
 )
 
 // Freshness says up to when clicks are in ClickHouse.
