@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,18 +167,38 @@ func (s *stack) waitCounted(key string, links []sent) {
 }
 
 // checkStats compares the list ordered by clicks and each link's chart
-// with what was sent.
+// with what was sent. One INSERT fills the tables behind these reads
+// through separate views, one after another, so a read just after
+// waitCounted may find the insert halfway: it asks for the complete
+// answer within 10 s, not the first one.
 func (s *stack) checkStats(key string, links []sent) {
 	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		problems := s.statsProblems(key, links)
+		if len(problems) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("10 s after the visits were counted:\n%s", strings.Join(problems, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// statsProblems lists where the list and the charts differ from what was
+// sent.
+func (s *stack) statsProblems(key string, links []sent) []string {
+	var out []string
 	urls := s.call(key, "GET", "/api/urls?order=click&limit=100", nil)["data"].(map[string]any)["urls"].([]any)
 	if len(urls) != len(links) {
-		s.t.Fatalf("list has %d links, want %d", len(urls), len(links))
+		return append(out, fmt.Sprintf("list has %d links, want %d", len(urls), len(links)))
 	}
 	for i, u := range urls {
 		want := links[len(links)-1-i] // most clicked first
 		row := u.(map[string]any)
 		if row["id"] != float64(want.id) || row["clicks"] != float64(want.clicks) {
-			s.t.Errorf("list row %d: id %v clicks %v, want id %d clicks %d", i, row["id"], row["clicks"], want.id, want.clicks)
+			out = append(out, fmt.Sprintf("list row %d: id %v clicks %v, want id %d clicks %d", i, row["id"], row["clicks"], want.id, want.clicks))
 		}
 	}
 	for _, ln := range links {
@@ -187,9 +208,10 @@ func (s *stack) checkStats(key string, links []sent) {
 			series += b.(map[string]any)["clicks"].(float64)
 		}
 		if data["clicks"] != float64(ln.clicks) || series != float64(ln.clicks) || data["uniqueClicks"] != float64(ln.unique) {
-			s.t.Errorf("link %d chart: clicks %v (series sum %v), unique %v; sent %d, %d", ln.id, data["clicks"], series, data["uniqueClicks"], ln.clicks, ln.unique)
+			out = append(out, fmt.Sprintf("link %d chart: clicks %v (series sum %v), unique %v; sent %d, %d", ln.id, data["clicks"], series, data["uniqueClicks"], ln.clicks, ln.unique))
 		}
 	}
+	return out
 }
 
 // open connects to dsn until the test ends.
