@@ -76,7 +76,8 @@ func TestScreenshotsLinkForm(t *testing.T) {
 	tab.SetValue("#pv-country", "AT")
 	tab.SetValue("#pv-device", "windows")
 	typed(tab, "#f-metatitle")
-	waitForText(t, tab, "#preview", "https://shop.example.com/at/fruehling")
+	// The address with the link's URL parameters, as the edge sends it.
+	waitForText(t, tab, "#preview", "https://shop.example.com/at/fruehling?utm_source=newsletter")
 	waitForText(t, tab, "#preview", "A visitor from Austria on a Windows")
 	// The preview updates as you type: a Germany visitor on an iPhone.
 	tab.SetValue("#pv-country", "DE")

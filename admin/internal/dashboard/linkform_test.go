@@ -270,6 +270,34 @@ func TestLinkPreview(t *testing.T) {
 			t.Errorf("social card: %s", p.body)
 		}
 	}
+	// With URL parameters, the preview shows the address the edge sends
+	// the visitor to (link.WithParams, the edge's own code), rules and
+	// deep links included; a parameter replaces a same-named pair.
+	withParams := url.Values{"param_key": {"utm_source", "ref"}, "param_url": {"news letter", "k&z"}}
+	for _, tc := range []struct {
+		country, device, want string
+	}{
+		{"DE", "iphone", "https://apps.example.com/id1?utm_source=news&#43;letter&amp;ref=k%26z"},
+		{"DE", "windows", "https://example.com/de?utm_source=news&#43;letter&amp;ref=k%26z"},
+		{"US", "macos", "https://example.com/?keep=1&amp;utm_source=news&#43;letter&amp;ref=k%26z#top"},
+	} {
+		f := url.Values{"pv_country": {tc.country}, "pv_device": {tc.device}, "pv_lang": {"en"}}
+		for k, v := range form {
+			f[k] = v
+		}
+		for k, v := range withParams {
+			f[k] = v
+		}
+		f.Set("url", "https://example.com/?utm_source=old&keep=1#top")
+		p := c.do(http.MethodPost, "/links/preview", f, map[string]string{"X-CSRF-Token": tok})
+		if !strings.Contains(p.body, `<p class="dest-url mono">`+tc.want+`</p>`) || !strings.Contains(p.body, "with your URL parameters added") {
+			t.Errorf("%s/%s with parameters: preview %s, want %s", tc.country, tc.device, p.body, tc.want)
+		}
+	}
+	bad := url.Values{"url": {"https://example.com/"}, "param_key": {"a"}, "param_url": {strings.Repeat("x", 9000)}}
+	if p := c.do(http.MethodPost, "/links/preview", bad, map[string]string{"X-CSRF-Token": tok}); !strings.Contains(p.body, "with the URL parameters") || strings.Contains(p.body, "dest-url") {
+		t.Errorf("preview of parameters making the URL too long: %s", p.body)
+	}
 	f := url.Values{"geo_key": {"atlantis"}, "geo_url": {"https://example.com/x"}}
 	if p := c.do(http.MethodPost, "/links/preview", f, map[string]string{"X-CSRF-Token": tok}); !strings.Contains(p.body, "Fix geotarget[0].location first") {
 		t.Errorf("preview of a bad rule: %s", p.body)

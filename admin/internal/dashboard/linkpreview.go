@@ -89,7 +89,7 @@ func (s *Server) preview(f *form, rows *linkRows, v visitorFacts) *linkPreview {
 	}
 	if url, ok := set.Match(&facts); ok {
 		p.Dest, p.By = url, whichRule(spec, &facts)
-		return p
+		return p.withParams(rows)
 	}
 	p.Dest = strings.TrimSpace(f.Val("url"))
 	if p.Dest == "" {
@@ -97,6 +97,26 @@ func (s *Server) preview(f *form, rows *linkRows, v visitorFacts) *linkPreview {
 		return p
 	}
 	p.By = "no rule matches: the destination URL"
+	return p.withParams(rows)
+}
+
+// withParams sets the form's URL parameters on Dest with the edge's own
+// code (link.WithParams): the preview shows the address the visitor's
+// browser is sent to.
+func (p *linkPreview) withParams(rows *linkRows) *linkPreview {
+	if !p.Params {
+		return p
+	}
+	params := make([]link.Param, 0, len(rows.lists["param"]))
+	for _, r := range rows.lists["param"] {
+		params = append(params, link.Param{Name: r.Key, Value: r.URL})
+	}
+	u, err := link.WithParams(p.Dest, params)
+	if err != nil {
+		p.Dest, p.Problem = "", "Fix the address first: with the URL parameters, "+p.Dest+" is not a valid http(s) URL."
+		return p
+	}
+	p.Dest = u
 	return p
 }
 

@@ -1,11 +1,8 @@
 package catalog
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"net/url"
-	"strings"
 	"time"
 
 	"kurz/shared/link"
@@ -159,7 +156,7 @@ func Compile(in *link.EdgeLink) (l *Link, cost int64, err error) {
 // compileInto is Compile into l; the strings l keeps go into sl (a warm-up
 // batch's slab), or onto the heap when sl is nil.
 func compileInto(l *Link, in *link.EdgeLink, sl *slab) (int64, error) {
-	dest, err := withParams(in.LongURL, in.Parameters)
+	dest, err := link.WithParams(in.LongURL, in.Parameters)
 	if err != nil {
 		return 0, fmt.Errorf("compile link %d: long url: %w", in.ID, err)
 	}
@@ -259,13 +256,13 @@ func rules(in []link.EdgeTarget, params []link.Param, sl *slab) []target.Rule {
 	return out
 }
 
-// paramURL is withParams, or ” for an empty or unsafe URL (the rule is
+// paramURL is link.WithParams, or ” for an empty or unsafe URL (the rule is
 // then dropped).
 func paramURL(raw string, params []link.Param) string {
 	if raw == "" {
 		return ""
 	}
-	u, err := withParams(raw, params)
+	u, err := link.WithParams(raw, params)
 	if err != nil {
 		return ""
 	}
@@ -282,70 +279,4 @@ func safeURL(raw string) string {
 		return ""
 	}
 	return u
-}
-
-var errBadParam = errors.New("parameter makes the url invalid")
-
-// withParams validates raw and sets each parameter on its query: a
-// parameter replaces every same-named pair already in the URL (the link's
-// parameters are the owner's latest word), other pairs keep their order,
-// and the fragment stays last.
-func withParams(raw string, params []link.Param) (string, error) {
-	s, err := link.ValidURL(raw)
-	if err != nil {
-		return "", err
-	}
-	if len(params) == 0 {
-		return s, nil
-	}
-	frag := ""
-	if i := strings.IndexByte(s, '#'); i >= 0 {
-		s, frag = s[:i], s[i:]
-	}
-	base, query, _ := strings.Cut(s, "?")
-	var b strings.Builder
-	b.WriteString(base)
-	sep := byte('?')
-	for pair := range strings.SplitSeq(query, "&") {
-		if pair == "" || hasParam(params, pairName(pair)) {
-			continue
-		}
-		b.WriteByte(sep)
-		b.WriteString(pair)
-		sep = '&'
-	}
-	for _, p := range params {
-		if p.Name == "" {
-			continue
-		}
-		b.WriteByte(sep)
-		b.WriteString(url.QueryEscape(p.Name))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(p.Value))
-		sep = '&'
-	}
-	b.WriteString(frag)
-	out, err := link.ValidURL(b.String())
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", errBadParam, err)
-	}
-	return out, nil
-}
-
-// pairName returns the decoded name of a name=value query pair.
-func pairName(pair string) string {
-	name, _, _ := strings.Cut(pair, "=")
-	if n, err := url.QueryUnescape(name); err == nil {
-		return n
-	}
-	return name
-}
-
-func hasParam(params []link.Param, name string) bool {
-	for _, p := range params {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
