@@ -3,6 +3,7 @@ package price
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -202,6 +203,29 @@ func BenchmarkServiceGetHit(b *testing.B) {
 	for b.Loop() {
 		if _, err := svc.Get(ctx, "AAPL"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestUpdateAfterCachedMiss: a symbol asked for before its first quote
+// is found right after the update that brings it. The miss is cached
+// through ristretto's buffer; an update landing while it is still there
+// used to be dropped by the cache, which then kept "unknown" for the TTL
+// (TestUpdateIsMonotonic failed so, once in a while). Many symbols make
+// the window likely to be hit.
+func TestUpdateAfterCachedMiss(t *testing.T) {
+	t.Parallel()
+	svc, _, _ := testService(t, Options{CacheTTL: time.Hour})
+	ctx := context.Background()
+	at := time.Now().Add(-time.Minute).Truncate(time.Second)
+	for i := range 300 {
+		sym := fmt.Sprintf("S%d", i)
+		if _, err := svc.Get(ctx, sym); !errors.Is(err, link.ErrNotFound) {
+			t.Fatalf("%s before its quote: %v", sym, err)
+		}
+		update(t, svc, tick(sym, "1.5", at))
+		if a, err := svc.Get(ctx, sym); err != nil || a.Price != "1.5" {
+			t.Fatalf("%s right after its first quote: %+v, %v", sym, a, err)
 		}
 	}
 }
