@@ -17,6 +17,13 @@ func (tab *Tab) SetValue(sel, value string) {
 	tab.do("set value of "+sel, chromedp.SetValue(chromedp.CSS(sel), value))
 }
 
+// SetFiles picks the files at paths (absolute) in the file input
+// matching the CSS selector, as the user's file dialog would.
+func (tab *Tab) SetFiles(sel string, paths ...string) {
+	tab.t.Helper()
+	tab.do("set files of "+sel, chromedp.SetUploadFiles(chromedp.CSS(sel), paths))
+}
+
 // Click clicks the visible element matching the CSS selector, for
 // controls that do not load another page (a checkbox, a copy button).
 func (tab *Tab) Click(sel string) {

@@ -6,6 +6,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"strings"
+
+	"kurz/shared/qrcode"
 )
 
 // CSRF defence, two layers on every POST (route):
@@ -66,10 +69,20 @@ func (s *Server) checkCSRF(w http.ResponseWriter, r *http.Request, c *call) erro
 	}
 	// A form body is read here for its token; handlers read the parsed
 	// form afterwards.
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	multipart := strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data")
+	limit := int64(maxFormBytes)
+	if multipart {
+		limit = maxUploadBytes
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	got := r.Header.Get(csrfHeader)
 	if got == "" {
-		if err := r.ParseForm(); err != nil {
+		parse := r.ParseForm
+		if multipart {
+			// The whole body fits in memory (limit): no temporary files.
+			parse = func() error { return r.ParseMultipartForm(limit) }
+		}
+		if err := parse(); err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
 				return errFormTooLarge
@@ -87,6 +100,11 @@ func (s *Server) checkCSRF(w http.ResponseWriter, r *http.Request, c *call) erro
 // maxFormBytes bounds a form body: the largest form is a link's, far
 // below this.
 const maxFormBytes = 64 << 10
+
+// maxUploadBytes bounds a multipart body (the QR form with a logo file):
+// twice the largest logo, so that a file a little too large is refused
+// next to its field (qrcode.MaxLogoBytes) rather than as a whole form.
+const maxUploadBytes = 2*qrcode.MaxLogoBytes + maxFormBytes
 
 var (
 	errFormTooLarge = &pageError{status: http.StatusRequestEntityTooLarge, title: "Form too large",

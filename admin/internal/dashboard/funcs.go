@@ -24,7 +24,7 @@ func templateFuncs(a *assets) template.FuncMap {
 // fieldView is one labelled form control (the "input" partial).
 type fieldView struct {
 	ID, Name, Label, Type, Value, Error, Hint string
-	Auto, Placeholder, Max, Mode              string
+	Auto, Placeholder, Max, Mode, Accept      string
 	Required, Optional                        bool
 }
 
@@ -67,6 +67,8 @@ func fieldOf(f *form, name, label string, opts ...string) fieldView {
 			v.Mode = val
 		case "id":
 			v.ID = val
+		case "accept":
+			v.Accept = val
 		}
 	}
 	return v

@@ -120,6 +120,7 @@ func (s *Server) createQR(w http.ResponseWriter, r *http.Request, c *call) error
 		return s.showQRForm(w, r, c, f, s.qrPreviewOf(r, c, f))
 	}
 	in := qrInput(f)
+	fromFile := logoFromForm(r, f, &in.Logo)
 	if !f.Failed() {
 		q, err := s.api.AddQR(r.Context(), c.user, in)
 		if err == nil {
@@ -127,10 +128,11 @@ func (s *Server) createQR(w http.ResponseWriter, r *http.Request, c *call) error
 			http.Redirect(w, r, "/qr", http.StatusSeeOther)
 			return nil
 		}
-		if !f.refuse(err, qrFieldMap(f.Val("type"))) {
+		if !f.refuse(err, logoFieldMap(qrFieldMap(f.Val("type")), fromFile)) {
 			return err
 		}
 	}
+	fileLost(f, fromFile)
 	return s.showQRForm(w, r, c, f, s.qrPreviewOf(r, c, f))
 }
 

@@ -3,6 +3,8 @@ package dashboard
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,12 +52,18 @@ func TestScreenshotsQR(t *testing.T) {
 	top(tab)
 	shoot(t, tab, "03-qr-new-error")
 	tab.SetValue("#f-wifi_ssid", "Café Zentral")
+	// The logo from a file on this computer, sent with the form.
+	logo := filepath.Join(t.TempDir(), "logo.png")
+	if err := os.WriteFile(logo, testPNG(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tab.SetFiles("#f-logo_file", logo)
 	if st := tab.ClickNavigate(".form-foot button[value=save]"); st != http.StatusOK || !strings.HasSuffix(tab.URL(), "/qr") {
 		t.Fatalf("save: %d at %s", st, tab.URL())
 	}
 	qrs, _, err := e.store.ListQRs(context.Background(), u.ID, 10, 0)
-	if err != nil || len(qrs) != 1 {
-		t.Fatal(qrs, err)
+	if err != nil || len(qrs) != 1 || !qrs[0].HasLogo {
+		t.Fatalf("saved %+v, %v; want one code with the file's logo", qrs, err)
 	}
 	e.link(u, map[string]string{"url": "https://example.com/"})
 	now := time.Now().UnixNano()

@@ -55,7 +55,11 @@ func (s *Server) saveQR(w http.ResponseWriter, r *http.Request, c *call) error {
 	in.Type = nil
 	name, fg, bg := strings.TrimSpace(f.Val("name")), strings.TrimSpace(f.Val("foreground")), strings.TrimSpace(f.Val("background"))
 	in.Name, in.Foreground, in.Background = &name, &fg, &bg
+	fromFile := logoFromForm(r, f, &in.Logo)
 	if f.Val("logo_remove") != "" {
+		if fromFile {
+			f.fail("logo_file", "pick a new logo or remove the logo, not both", http.StatusBadRequest)
+		}
 		none := ""
 		in.Logo = &none
 	}
@@ -66,10 +70,11 @@ func (s *Server) saveQR(w http.ResponseWriter, r *http.Request, c *call) error {
 			http.Redirect(w, r, "/qr", http.StatusSeeOther)
 			return nil
 		}
-		if !f.refuse(err, qrFieldMap(q.Type)) {
+		if !f.refuse(err, logoFieldMap(qrFieldMap(q.Type), fromFile)) {
 			return err
 		}
 	}
+	fileLost(f, fromFile)
 	return s.showQREdit(w, r, c, f, q)
 }
 
