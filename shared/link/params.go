@@ -62,6 +62,20 @@ func WithParams(raw string, params []Param) (string, error) {
 	return out, nil
 }
 
+// ParamURL is WithParams, or "" for an empty address or one the
+// parameters make invalid: the edge then leaves that rule or deep link
+// out, and the dashboard's preview does the same.
+func ParamURL(raw string, params []Param) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := WithParams(raw, params)
+	if err != nil {
+		return ""
+	}
+	return u
+}
+
 // pairName returns the decoded name of a name=value query pair.
 func pairName(pair string) string {
 	name, _, _ := strings.Cut(pair, "=")

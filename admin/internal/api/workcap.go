@@ -142,6 +142,10 @@ func (s *Server) prepareLogo(ctx context.Context, b []byte) ([]byte, error) {
 	return qrcode.PrepareLogo(b)
 }
 
+// BodyRoom is bodyRoom for the dashboard's uploads (the QR form's logo
+// file): the same cap holds the API's and the pages' large bodies.
+func (s *Server) BodyRoom(r *http.Request) (release func(), err error) { return s.bodyRoom(r) }
+
 // bodyRoom takes room under the body cap for r's body when it is large
 // (or of unknown length) and returns its release; the room is held until
 // the response is written, as long as the decoded body lives.

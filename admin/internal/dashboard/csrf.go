@@ -62,18 +62,31 @@ var errCSRF = &pageError{status: http.StatusForbidden, title: "This form has exp
 var crossOrigin = http.NewCrossOriginProtection()
 
 // checkCSRF refuses r unless it comes from our own pages with the token
-// of its session.
-func (s *Server) checkCSRF(w http.ResponseWriter, r *http.Request, c *call) error {
+// of its session. A multipart body is refused unless upload (a route
+// registered with uploadRoute) and a user is signed in; it is then read
+// under the API's cap for large bodies, whose room release gives back
+// once the response is written.
+func (s *Server) checkCSRF(w http.ResponseWriter, r *http.Request, c *call, upload bool) (release func(), err error) {
+	release = func() {}
 	if err := crossOrigin.Check(r); err != nil {
-		return errCSRF
+		return release, errCSRF
 	}
-	// A form body is read here for its token; handlers read the parsed
-	// form afterwards.
 	multipart := strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data")
 	limit := int64(maxFormBytes)
 	if multipart {
+		if !upload {
+			return release, errBadForm
+		}
+		if c.user == nil {
+			return release, errCSRF
+		}
 		limit = maxUploadBytes
+		if release, err = s.api.BodyRoom(r); err != nil {
+			return func() {}, err
+		}
 	}
+	// A form body is read here for its token; handlers read the parsed
+	// form afterwards.
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	got := r.Header.Get(csrfHeader)
 	if got == "" {
@@ -85,23 +98,24 @@ func (s *Server) checkCSRF(w http.ResponseWriter, r *http.Request, c *call) erro
 		if err := parse(); err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				return errFormTooLarge
+				return release, errFormTooLarge
 			}
-			return errBadForm
+			return release, errBadForm
 		}
 		got = r.PostForm.Get(csrfField)
 	}
 	if (c.sid == "" && c.pre == "") || !hmac.Equal([]byte(got), []byte(s.token(c))) {
-		return errCSRF
+		return release, errCSRF
 	}
-	return nil
+	return release, nil
 }
 
 // maxFormBytes bounds a form body: the largest form is a link's, far
 // below this.
 const maxFormBytes = 64 << 10
 
-// maxUploadBytes bounds a multipart body (the QR form with a logo file):
+// maxUploadBytes bounds a multipart body (the QR forms with a logo file,
+// the only routes that take one):
 // twice the largest logo, so that a file a little too large is refused
 // next to its field (qrcode.MaxLogoBytes) rather than as a whole form.
 const maxUploadBytes = 2*qrcode.MaxLogoBytes + maxFormBytes

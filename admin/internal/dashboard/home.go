@@ -59,6 +59,12 @@ func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *call) error
 		return err
 	}
 	d.StatsDown = !upW || downR || downT
+	if d.StatsDown {
+		// One read down: the page shows no number at all rather than some.
+		for i := range recent {
+			recent[i].Clicks, recent[i].Unique = nil, nil
+		}
+	}
 	d.Recent = recent
 	if !d.StatsDown {
 		d.Top = top

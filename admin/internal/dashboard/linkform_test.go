@@ -294,9 +294,24 @@ func TestLinkPreview(t *testing.T) {
 			t.Errorf("%s/%s with parameters: preview %s, want %s", tc.country, tc.device, p.body, tc.want)
 		}
 	}
-	bad := url.Values{"url": {"https://example.com/"}, "param_key": {"a"}, "param_url": {strings.Repeat("x", 9000)}}
-	if p := c.do(http.MethodPost, "/links/preview", bad, map[string]string{"X-CSRF-Token": tok}); !strings.Contains(p.body, "with the URL parameters") || strings.Contains(p.body, "dest-url") {
-		t.Errorf("preview of parameters making the URL too long: %s", p.body)
+	// As the edge: a rule whose address the parameters make invalid is
+	// left out (the visitor falls through to the next step); a destination
+	// they make invalid is a link that answers "not found".
+	long := "https://example.com/" + strings.Repeat("x", 4000)
+	dropped := url.Values{"pv_country": {"DE"}, "pv_device": {"windows"}, "pv_lang": {"en"},
+		"url": {"https://example.com/home"}, "geo_key": {"DE"}, "geo_url": {long},
+		"device_key": {"windows"}, "device_url": {"https://example.com/win"},
+		"param_key": {"utm_source"}, "param_url": {strings.Repeat("y", 100)}}
+	if p := c.do(http.MethodPost, "/links/preview", dropped, map[string]string{"X-CSRF-Token": tok}); !strings.Contains(p.body, `<p class="dest-url mono">https://example.com/win?utm_source=yyy`) || !strings.Contains(p.body, "device rule") {
+		t.Errorf("a rule the parameters make too long is not left out: %s", p.body)
+	}
+	bad := url.Values{"url": {long}, "param_key": {"a"}, "param_url": {strings.Repeat("x", 200)}}
+	if p := c.do(http.MethodPost, "/links/preview", bad, map[string]string{"X-CSRF-Token": tok}); !strings.Contains(p.body, "With the URL parameters the destination is not a valid URL") || strings.Contains(p.body, "dest-url") {
+		t.Errorf("preview of parameters making the destination too long: %s", p.body)
+	}
+	bad.Set("url", "ftp://example.com/")
+	if p := c.do(http.MethodPost, "/links/preview", bad, map[string]string{"X-CSRF-Token": tok}); !strings.Contains(p.body, "Fix the destination URL first") {
+		t.Errorf("preview of a bad destination with parameters: %s", p.body)
 	}
 	f := url.Values{"geo_key": {"atlantis"}, "geo_url": {"https://example.com/x"}}
 	if p := c.do(http.MethodPost, "/links/preview", f, map[string]string{"X-CSRF-Token": tok}); !strings.Contains(p.body, "Fix geotarget[0].location first") {

@@ -60,24 +60,33 @@ type socialCard struct {
 // preview computes the preview of the form's values for v.
 func (s *Server) preview(f *form, rows *linkRows, v visitorFacts) *linkPreview {
 	p := &linkPreview{Visitor: visitorText(v), Params: len(rows.lists["param"]) > 0, Card: s.cardOf(f)}
-	spec := target.Spec{IOSStore: f.Val("ios_store"), AndroidStore: f.Val("android_store")}
+	typed := target.Spec{IOSStore: f.Val("ios_store"), AndroidStore: f.Val("android_store")}
 	for _, r := range rows.lists["geo"] {
-		spec.Geo = append(spec.Geo, target.Rule{Key: r.Key, URL: r.URL})
+		typed.Geo = append(typed.Geo, target.Rule{Key: r.Key, URL: r.URL})
 	}
 	for _, r := range rows.lists["device"] {
-		spec.Device = append(spec.Device, target.Rule{Key: r.Key, URL: r.URL})
+		typed.Device = append(typed.Device, target.Rule{Key: r.Key, URL: r.URL})
 	}
 	for _, r := range rows.lists["lang"] {
-		spec.Lang = append(spec.Lang, target.Rule{Key: r.Key, URL: r.URL})
+		typed.Lang = append(typed.Lang, target.Rule{Key: r.Key, URL: r.URL})
 	}
-	set, err := target.Compile(spec)
-	if err != nil {
+	// The rules as typed must compile (saving checks the same); the edge
+	// then serves them with the URL parameters set, dropping a rule whose
+	// address they make invalid, and so does the preview.
+	if _, err := target.Compile(typed); err != nil {
 		var re *target.RuleError
 		if errors.As(err, &re) {
 			p.Problem = "Fix " + re.Path() + " first: " + re.Err.Error() + "."
 		} else {
 			p.Problem = "Fix the rules first: " + err.Error() + "."
 		}
+		return p
+	}
+	params := formParams(rows)
+	spec := withParams(typed, params)
+	set, err := target.Compile(spec)
+	if err != nil {
+		p.Problem = "Fix the rules first: " + err.Error() + "."
 		return p
 	}
 	facts := target.Facts{AcceptLanguage: []byte(v.Lang)}
@@ -89,7 +98,7 @@ func (s *Server) preview(f *form, rows *linkRows, v visitorFacts) *linkPreview {
 	}
 	if url, ok := set.Match(&facts); ok {
 		p.Dest, p.By = url, whichRule(spec, &facts)
-		return p.withParams(rows)
+		return p
 	}
 	p.Dest = strings.TrimSpace(f.Val("url"))
 	if p.Dest == "" {
@@ -97,27 +106,49 @@ func (s *Server) preview(f *form, rows *linkRows, v visitorFacts) *linkPreview {
 		return p
 	}
 	p.By = "no rule matches: the destination URL"
-	return p.withParams(rows)
-}
-
-// withParams sets the form's URL parameters on Dest with the edge's own
-// code (link.WithParams): the preview shows the address the visitor's
-// browser is sent to.
-func (p *linkPreview) withParams(rows *linkRows) *linkPreview {
-	if !p.Params {
+	if len(params) == 0 {
 		return p
 	}
-	params := make([]link.Param, 0, len(rows.lists["param"]))
-	for _, r := range rows.lists["param"] {
-		params = append(params, link.Param{Name: r.Key, Value: r.URL})
+	if _, err := link.ValidURL(p.Dest); err != nil {
+		p.Dest, p.Problem = "", "Fix the destination URL first: "+err.Error()+"."
+		return p
 	}
 	u, err := link.WithParams(p.Dest, params)
 	if err != nil {
-		p.Dest, p.Problem = "", "Fix the address first: with the URL parameters, "+p.Dest+" is not a valid http(s) URL."
+		p.Dest, p.Problem = "", "With the URL parameters the destination is not a valid URL, so the link would answer “not found”: "+err.Error()+"."
 		return p
 	}
 	p.Dest = u
 	return p
+}
+
+// formParams are the form's URL parameters.
+func formParams(rows *linkRows) []link.Param {
+	var out []link.Param
+	for _, r := range rows.lists["param"] {
+		out = append(out, link.Param{Name: r.Key, Value: r.URL})
+	}
+	return out
+}
+
+// withParams is spec as the edge serves it (the catalog's rules and
+// link.ParamURL): params set on every rule's and deep link's address, a rule
+// whose address they make invalid left out.
+func withParams(spec target.Spec, params []link.Param) target.Spec {
+	if len(params) == 0 {
+		return spec
+	}
+	rules := func(in []target.Rule) []target.Rule {
+		var out []target.Rule
+		for _, r := range in {
+			if u := link.ParamURL(r.URL, params); u != "" {
+				out = append(out, target.Rule{Key: r.Key, URL: u})
+			}
+		}
+		return out
+	}
+	return target.Spec{Geo: rules(spec.Geo), Device: rules(spec.Device), Lang: rules(spec.Lang),
+		IOSStore: link.ParamURL(spec.IOSStore, params), AndroidStore: link.ParamURL(spec.AndroidStore, params)}
 }
 
 // whichRule names the rule Match followed: the first of the precedence

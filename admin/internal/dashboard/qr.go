@@ -117,6 +117,7 @@ func (s *Server) showQRForm(w http.ResponseWriter, r *http.Request, c *call, f *
 func (s *Server) createQR(w http.ResponseWriter, r *http.Request, c *call) error {
 	f := readForm(r, qrFormFields...)
 	if f.Val("do") == "preview" {
+		previewLosesFile(r, f)
 		return s.showQRForm(w, r, c, f, s.qrPreviewOf(r, c, f))
 	}
 	in := qrInput(f)

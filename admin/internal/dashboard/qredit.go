@@ -49,6 +49,7 @@ func (s *Server) saveQR(w http.ResponseWriter, r *http.Request, c *call) error {
 	f := readForm(r, qrEditFields...)
 	f.Values["type"] = q.Type
 	if f.Val("do") == "preview" {
+		previewLosesFile(r, f)
 		return s.showQREdit(w, r, c, f, q)
 	}
 	in := qrInput(f)

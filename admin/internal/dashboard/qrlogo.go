@@ -19,7 +19,7 @@ import (
 // was picked, and reports whether it did; the form's logo errors then
 // belong to the file field. A file that cannot be one is refused on f.
 func logoFromForm(r *http.Request, f *form, logo **string) bool {
-	file, hdr, err := r.FormFile("logo_file")
+	file, _, err := r.FormFile("logo_file")
 	if errors.Is(err, http.ErrMissingFile) || errors.Is(err, http.ErrNotMultipart) {
 		return false
 	}
@@ -28,9 +28,6 @@ func logoFromForm(r *http.Request, f *form, logo **string) bool {
 		return true
 	}
 	defer file.Close()
-	if hdr.Size == 0 && hdr.Filename == "" {
-		return false // the browser's part for "no file chosen"
-	}
 	if strings.TrimSpace(f.Val("logo")) != "" {
 		f.fail("logo_file", "give a logo URL or a file, not both", http.StatusBadRequest)
 		return true
@@ -64,7 +61,30 @@ func logoFromForm(r *http.Request, f *form, logo **string) bool {
 // page showing the refused form has lost it.
 func fileLost(f *form, fromFile bool) {
 	if fromFile && f.Failed() && f.Err("logo_file") == "" {
-		f.Errors["logo_file"] = "Pick the file again: a form sent back cannot keep it."
+		f.Errors["logo_file"] = pickAgain
+	}
+}
+
+// pickAgain asks for a file the page sent back no longer holds.
+const pickAgain = "Pick the file again: a form sent back cannot keep it."
+
+// filePicked reports whether the posted form carries a logo file (the
+// browser's part for "no file chosen" has no file name, which Go reads as
+// no file).
+func filePicked(r *http.Request) bool {
+	file, _, err := r.FormFile("logo_file")
+	if err != nil {
+		return false
+	}
+	file.Close()
+	return true
+}
+
+// previewLosesFile tells the user that the preview button sent the page
+// back without the picked file.
+func previewLosesFile(r *http.Request, f *form) {
+	if filePicked(r) {
+		f.Errors["logo_file"] = pickAgain
 	}
 }
 

@@ -159,6 +159,21 @@ func TestQRLogoFile(t *testing.T) {
 	if q, err := e.store.QRByID(t.Context(), ann.ID, without); err != nil || !q.HasLogo {
 		t.Fatalf("after the edit: %+v, %v", q, err)
 	}
+	// The preview button sends the page back without the file: said so.
+	pf := base()
+	pf.Set("do", "preview")
+	if p := c.postFile("/qr/new", pf, "logo.png", testPNG(t)); p.status != http.StatusOK || !strings.Contains(errorsOf(p.body), "Pick the file again") {
+		t.Errorf("preview with a file: status %d, errors %s", p.status, errorsOf(p.body))
+	}
+	// Only the QR forms take a multipart body, and only signed in.
+	if p := c.postFile("/links/new", url.Values{"csrf": {tok}, "url": {"https://example.com/"}}, "logo.png", testPNG(t)); p.status != http.StatusBadRequest {
+		t.Errorf("multipart to the link form: status %d", p.status)
+	}
+	anon := e.client()
+	atok := anon.token("/login")
+	if p := anon.postFile("/qr/new", url.Values{"csrf": {atok}}, "logo.png", testPNG(t)); p.status != http.StatusForbidden {
+		t.Errorf("multipart without a session: status %d", p.status)
+	}
 	// The token is still required in a multipart body.
 	nf := base()
 	nf.Del("csrf")

@@ -100,10 +100,10 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST /links/delete", s.signedIn(s.bulkDelete))
 	s.route(mux, "GET /qr", s.signedIn(s.qrsPage))
 	s.route(mux, "GET /qr/new", s.signedIn(s.newQRPage))
-	s.route(mux, "POST /qr/new", s.signedIn(s.createQR))
+	s.uploadRoute(mux, "POST /qr/new", s.signedIn(s.createQR))
 	s.route(mux, "POST /qr/preview", s.signedIn(s.qrPreviewFragment))
 	s.route(mux, "GET /qr/{id}/edit", s.signedIn(s.editQRPage))
-	s.route(mux, "POST /qr/{id}/edit", s.signedIn(s.saveQR))
+	s.uploadRoute(mux, "POST /qr/{id}/edit", s.signedIn(s.saveQR))
 	s.route(mux, "GET /qr/{id}/stats", s.signedIn(s.qrStatsPage))
 	s.route(mux, "GET /qr/{id}/stats.csv", s.signedIn(s.qrStatsCSV))
 	s.route(mux, "GET /qr/{id}/delete", s.signedIn(s.deleteQRPage))
@@ -167,10 +167,23 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, c *call) error
 // route registers a page: security headers, the session, and for every
 // state-changing method the cross-origin and CSRF checks, before h.
 func (s *Server) route(mux *http.ServeMux, pattern string, h handlerFunc) {
+	s.handle(mux, pattern, h, false)
+}
+
+// uploadRoute is route for a form that may carry a file
+// (multipart/form-data, maxUploadBytes); every other route refuses a
+// multipart body.
+func (s *Server) uploadRoute(mux *http.ServeMux, pattern string, h handlerFunc) {
+	s.handle(mux, pattern, h, true)
+}
+
+func (s *Server) handle(mux *http.ServeMux, pattern string, h handlerFunc, upload bool) {
 	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.begin(w, r)
 		if err == nil && !safeMethod(r.Method) {
-			err = s.checkCSRF(w, r, c)
+			var release func()
+			release, err = s.checkCSRF(w, r, c, upload)
+			defer release()
 		}
 		if err == nil {
 			err = h(w, r, c)

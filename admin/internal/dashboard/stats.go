@@ -19,7 +19,7 @@ import (
 
 // The statistics page of one link (/links/{id}/stats) and its CSV export.
 // Every number comes from the API server's stats reads (LinkRange,
-// LinkSummary: what GET /api/url/:id/stats and GET /api/url/:id answer);
+// LinkCounts: what GET /api/url/:id/stats and GET /api/url/:id answer);
 // while ClickHouse cannot be read the page says so and shows no number.
 
 // statsQuery is the page's range, checked.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -35,6 +36,7 @@ type Service struct {
 	store      *pgstore.Store
 	ticks      driver.Conn // nil: tick history is not recorded
 	cache      *ristretto.Cache[string, *entry]
+	updateMu   sync.Mutex // Update: the commit and the cache in one order
 	staleAfter time.Duration
 	ttl        time.Duration
 	now        func() time.Time
@@ -175,8 +177,13 @@ func (s *Service) Update(ctx context.Context, ticks []pgstore.Quote, src Source)
 	if len(ticks) == 0 {
 		return 0, nil
 	}
+	// One update at a time from the commit to the cache: updates then
+	// reach the cache in the order PostgreSQL took them, so an older quote
+	// committed first cannot be cached over a newer one.
+	s.updateMu.Lock()
 	changed, err := s.store.UpsertQuotes(ctx, ticks)
 	if err != nil {
+		s.updateMu.Unlock()
 		return 0, err
 	}
 	entries := make([]*entry, len(changed))
@@ -195,6 +202,7 @@ func (s *Service) Update(ctx context.Context, ticks []pgstore.Quote, src Source)
 		s.cache.SetWithTTL(e.answer.Symbol, e, 1, s.ttl)
 	}
 	s.cache.Wait()
+	s.updateMu.Unlock()
 	if s.ticks != nil {
 		if err := appendTicks(ctx, s.ticks, ticks, src); err != nil {
 			return len(changed), fmt.Errorf("%w: %w", link.ErrUnavailable, err)

@@ -203,8 +203,8 @@ func compileInto(l *Link, in *link.EdgeLink, sl *slab) (int64, error) {
 		Geo:          rules(in.Geo, in.Parameters, sl),
 		Device:       rules(in.Device, in.Parameters, sl),
 		Lang:         rules(in.Language, in.Parameters, sl),
-		IOSStore:     sl.str(paramURL(in.DeeplinkIOS, in.Parameters)),
-		AndroidStore: sl.str(paramURL(in.DeeplinkAndroid, in.Parameters)),
+		IOSStore:     sl.str(link.ParamURL(in.DeeplinkIOS, in.Parameters)),
+		AndroidStore: sl.str(link.ParamURL(in.DeeplinkAndroid, in.Parameters)),
 	}
 	if len(spec.Geo)+len(spec.Device)+len(spec.Lang) > 0 || spec.IOSStore != "" || spec.AndroidStore != "" {
 		if set, err := target.Compile(spec); err == nil {
@@ -249,24 +249,11 @@ func (l *Link) estimateCost(in *link.EdgeLink) int64 {
 func rules(in []link.EdgeTarget, params []link.Param, sl *slab) []target.Rule {
 	var out []target.Rule
 	for _, r := range in {
-		if u := paramURL(r.URL, params); u != "" {
+		if u := link.ParamURL(r.URL, params); u != "" {
 			out = append(out, target.Rule{Key: r.Key, URL: sl.str(u)})
 		}
 	}
 	return out
-}
-
-// paramURL is link.WithParams, or ” for an empty or unsafe URL (the rule is
-// then dropped).
-func paramURL(raw string, params []link.Param) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := link.WithParams(raw, params)
-	if err != nil {
-		return ""
-	}
-	return u
 }
 
 // safeURL returns raw when it is a valid http(s) URL, else ”.
