@@ -23,7 +23,7 @@ func startListener(t testing.TB, e *env) *listen.Listener {
 	done := make(chan struct{})
 	go func() { defer close(done); l.Run(ctx) }() //nolint:errcheck
 	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, 2*time.Second, "listener up", func() bool { return l.Up() })
+	waitFor(t, 5*time.Second, "listener up", func() bool { return l.Up() })
 	return l
 }
 
@@ -44,7 +44,7 @@ func waitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
 // arrived, a few hundred microseconds later.
 func (e *env) known(t *testing.T, host, alias string) {
 	t.Helper()
-	waitFor(t, time.Second, "link "+host+"/"+alias+" known", func() bool {
+	waitFor(t, 5*time.Second, "link "+host+"/"+alias+" known", func() bool {
 		l, err := e.cat.LoadLink(t0(), host, alias)
 		return err == nil && !l.Missing()
 	})
@@ -53,7 +53,7 @@ func (e *env) known(t *testing.T, host, alias string) {
 // eventually asserts that /path redirects to want within 1 s.
 func (e *env) eventually(t *testing.T, host, path string, status int, want string) {
 	t.Helper()
-	waitFor(t, time.Second, path+" -> "+want, func() bool {
+	waitFor(t, 5*time.Second, path+" -> "+want, func() bool {
 		r := e.do(req{host: host, path: path})
 		return r.StatusCode() == status && location(r) == want
 	})
@@ -63,7 +63,7 @@ func (e *env) eventually(t *testing.T, host, path string, status int, want strin
 // within 1 s.
 func (e *env) eventuallyBody(t *testing.T, path, want string) {
 	t.Helper()
-	waitFor(t, time.Second, path+" shows "+want, func() bool {
+	waitFor(t, 5*time.Second, path+" shows "+want, func() bool {
 		r := e.do(req{path: path})
 		return r.StatusCode() == 200 && strings.Contains(string(r.Body()), want)
 	})

@@ -41,7 +41,7 @@ func TestPreviewCache(t *testing.T) {
 	}
 
 	e.exec(`UPDATE links SET meta_title = 'Second title' WHERE id = $1`, id)
-	waitFor(t, time.Second, "updated preview", func() bool {
+	waitFor(t, 5*time.Second, "updated preview", func() bool {
 		return strings.Contains(string(e.do(req{path: "/unfurl", ua: bot}).Body()), "Second title")
 	})
 }

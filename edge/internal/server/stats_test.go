@@ -283,7 +283,7 @@ func TestStatsPageTurnsPrivate(t *testing.T) {
 	e.known(t, "", "flip")
 	expectBody(t, e.do(req{path: "/flip+"}), `<dd id="clicks">3</dd>`)
 	e.exec(`UPDATE links SET status = 'private' WHERE id = $1`, id)
-	waitFor(t, 2*time.Second, "stats page gone", func() bool { return e.do(req{path: "/flip+"}).StatusCode() == 404 })
+	waitFor(t, 5*time.Second, "stats page gone", func() bool { return e.do(req{path: "/flip+"}).StatusCode() == 404 })
 	e.exec(`UPDATE links SET status = 'public' WHERE id = $1`, id)
-	waitFor(t, 2*time.Second, "stats page back", func() bool { return e.do(req{path: "/flip+"}).StatusCode() == 200 })
+	waitFor(t, 5*time.Second, "stats page back", func() bool { return e.do(req{path: "/flip+"}).StatusCode() == 200 })
 }
