@@ -52,11 +52,25 @@ func TestScreenshotsQR(t *testing.T) {
 	top(tab)
 	shoot(t, tab, "03-qr-new-error")
 	tab.SetValue("#f-wifi_ssid", "Café Zentral")
-	// The logo from a file on this computer, sent with the form.
-	logo := filepath.Join(t.TempDir(), "logo.png")
+	// The logo from a file on this computer, sent with the form: first
+	// one that is not an image, refused under the file field.
+	dir := t.TempDir()
+	notImage, logo := filepath.Join(dir, "notes.png"), filepath.Join(dir, "logo.png")
+	if err := os.WriteFile(notImage, []byte("just text"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(logo, testPNG(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	tab.SetFiles("#f-logo_file", notImage)
+	if st := tab.ClickNavigate(".form-foot button[value=save]"); st != http.StatusBadRequest {
+		t.Fatalf("a text file as the logo: status %d", st)
+	}
+	if got := tab.Text("#f-logo_file-error"); !strings.Contains(got, "Not a PNG or JPEG image") {
+		t.Fatalf("logo file error: %q", got)
+	}
+	top(tab)
+	shoot(t, tab, "03b-qr-new-logo-error")
 	tab.SetFiles("#f-logo_file", logo)
 	if st := tab.ClickNavigate(".form-foot button[value=save]"); st != http.StatusOK || !strings.HasSuffix(tab.URL(), "/qr") {
 		t.Fatalf("save: %d at %s", st, tab.URL())

@@ -1,14 +1,10 @@
 package dashboard
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
 	"html"
-	"image"
-	"image/color"
-	"image/png"
 	"net/http"
 	"net/url"
 	"strings"
@@ -102,18 +98,9 @@ func TestQREditErrorsAndOwnership(t *testing.T) {
 	c := e.client()
 	c.signIn("ann")
 	tok := c.token("/qr/new")
-	var logo bytes.Buffer
-	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
-	for i := range img.Pix {
-		img.Pix[i] = 0x80
-	}
-	img.Set(1, 1, color.Black)
-	if err := png.Encode(&logo, img); err != nil {
-		t.Fatal(err)
-	}
 	p := c.post("/qr/new", url.Values{"csrf": {tok}, "do": {"save"}, "type": {"wifi"}, "name": {"Cafe"}, "wifi_ssid": {"Cafe"},
 		"wifi_encryption": {"WPA"}, "wifi_password": {"secret123"}, "foreground": {"#000000"}, "background": {"#ffffff"},
-		"logo": {"data:image/png;base64," + base64.StdEncoding.EncodeToString(logo.Bytes())}})
+		"logo": {"data:image/png;base64," + base64.StdEncoding.EncodeToString(testPNG(t))}})
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("create: %d %s", p.status, errorsOf(p.body))
 	}
