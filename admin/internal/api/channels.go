@@ -14,7 +14,7 @@ func (s *Server) channelRoutes() {
 	s.handle(s.api, "/api/channels", Methods{http.MethodGet: s.listChannels})
 	s.handle(s.api, "/api/channel/add", Methods{http.MethodPost: s.addChannel})
 	s.handle(s.api, "/api/channel/{id}", Methods{http.MethodGet: s.channelItems})
-	s.handle(s.api, "/api/channel/{channelid}/assign/{type}/{itemid}", Methods{http.MethodPost: s.assignChannel})
+	s.handle(s.api, "/api/channel/{channelid}/assign/{type}/{itemid}", Methods{http.MethodPost: s.assignChannel, http.MethodDelete: s.removeFromChannel})
 	s.handle(s.api, "/api/channel/{id}/update", Methods{http.MethodPut: s.updateChannel})
 	s.handle(s.api, "/api/channel/{id}/delete", Methods{http.MethodDelete: s.deleteChannel})
 	// Extension: minimal bio pages, so channel items of type bio exist.
@@ -209,15 +209,7 @@ func (s *Server) DeleteChannel(ctx context.Context, u *link.User, id int64) erro
 }
 
 func (s *Server) assignChannel(w http.ResponseWriter, r *http.Request, u *link.User) error {
-	cid, err := pathInt64(r, "channelid", "channel")
-	if err != nil {
-		return err
-	}
-	kind := r.PathValue("type")
-	if !slices.Contains(link.ItemKinds, kind) {
-		return BadRequest("type", "must be one of: "+strings.Join(link.ItemKinds, ", "))
-	}
-	iid, err := pathInt64(r, "itemid", itemWhat[kind])
+	cid, kind, iid, err := channelItemPath(r)
 	if err != nil {
 		return err
 	}
@@ -225,6 +217,38 @@ func (s *Server) assignChannel(w http.ResponseWriter, r *http.Request, u *link.U
 		return err
 	}
 	return Message(w, itemWhat[kind]+" assigned to channel")
+}
+
+// channelItemPath reads /api/channel/{channelid}/assign/{type}/{itemid}.
+func channelItemPath(r *http.Request) (channelID int64, kind string, itemID int64, err error) {
+	if channelID, err = pathInt64(r, "channelid", "channel"); err != nil {
+		return 0, "", 0, err
+	}
+	kind = r.PathValue("type")
+	if !slices.Contains(link.ItemKinds, kind) {
+		return 0, "", 0, BadRequest("type", "must be one of: "+strings.Join(link.ItemKinds, ", "))
+	}
+	if itemID, err = pathInt64(r, "itemid", itemWhat[kind]); err != nil {
+		return 0, "", 0, err
+	}
+	return channelID, kind, itemID, nil
+}
+
+// removeFromChannel is an extension: DELETE on the assign address takes
+// the item out of the channel (the spec has no call for it).
+func (s *Server) removeFromChannel(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	cid, kind, iid, err := channelItemPath(r)
+	if err != nil {
+		return err
+	}
+	removed, err := s.RemoveFromChannel(r.Context(), u, cid, kind, iid)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		return Message(w, itemWhat[kind]+" was not in this channel")
+	}
+	return Message(w, itemWhat[kind]+" removed from channel")
 }
 
 // itemWhat names a channel item kind in messages.
@@ -237,6 +261,17 @@ func (s *Server) AssignChannel(ctx context.Context, u *link.User, channelID int6
 		return BadRequest("type", "must be one of: "+strings.Join(link.ItemKinds, ", "))
 	}
 	return storeErr(s.store.AssignToChannel(ctx, u.ID, channelID, kind, itemID))
+}
+
+// RemoveFromChannel takes the user's item out of the user's channel, as
+// DELETE /api/channel/:id/assign/:type/:itemid does; it reports whether
+// the item was in it.
+func (s *Server) RemoveFromChannel(ctx context.Context, u *link.User, channelID int64, kind string, itemID int64) (bool, error) {
+	if !slices.Contains(link.ItemKinds, kind) {
+		return false, BadRequest("type", "must be one of: "+strings.Join(link.ItemKinds, ", "))
+	}
+	removed, err := s.store.RemoveFromChannel(ctx, u.ID, channelID, kind, itemID)
+	return removed, storeErr(err)
 }
 
 func (s *Server) listBio(w http.ResponseWriter, r *http.Request, u *link.User) error {

@@ -245,6 +245,44 @@ func TestChannelItems(t *testing.T) {
 		t.Errorf("page beyond maxpage has %d items", len(items))
 	}
 	e.do("GET", fmt.Sprintf("/api/channel/%d?limit=101", ch), key, nil).wantStatus(t, 400).wantMessage(t, "limit")
+
+	// Extension: DELETE on the assign address takes one item out.
+	remove := func(k string, c int64, kind string, id int64) response {
+		t.Helper()
+		return e.do("DELETE", fmt.Sprintf("/api/channel/%d/assign/%s/%d", c, kind, id), k, nil)
+	}
+	removals := []struct {
+		name   string
+		r      func() response
+		status int
+		msg    string
+	}{
+		{"own link", func() response { return remove(key, ch, "links", lMeta) }, 200, "link removed from channel"},
+		{"again", func() response { return remove(key, ch, "links", lMeta) }, 200, "link was not in this channel"},
+		{"own qr", func() response { return remove(key, ch, "qr", qr) }, 200, "qr code removed from channel"},
+		{"own bio from the other channel", func() response { return remove(key, ch2, "bio", bio) }, 200, "bio page was not in this channel"},
+		{"foreign link", func() response { return remove(key, ch, "links", lBob) }, 404, "link not found"},
+		{"bob on alice's channel", func() response { return remove(keyB, ch, "links", lPlain) }, 404, "channel not found"},
+		{"bob's channel, alice's bio", func() response { return remove(keyB, chB, "bio", bio) }, 404, "bio page not found"},
+		{"unknown qr", func() response { return remove(key, ch, "qr", 987654) }, 404, "qr code not found"},
+		{"bad type", func() response { return remove(key, ch, "pixels", lPlain) }, 400, "type: must be one of: links, bio, qr"},
+	}
+	for _, tt := range removals {
+		r := tt.r()
+		if tt.status == 200 {
+			wantOKMessage(t, r)
+		}
+		r.wantStatus(t, tt.status).wantMessage(t, tt.msg)
+	}
+	if got := e.sqlInt(t, `SELECT channel_id FROM links WHERE id = $1`, lMeta); got != -1 {
+		t.Errorf("removed link still in channel %d", got)
+	}
+	if got := e.sqlInt(t, `SELECT channel_id FROM bio_pages WHERE id = $1`, bio); got != ch {
+		t.Errorf("bio page moved to %d by a removal from another channel", got)
+	}
+	if items := e.do("GET", fmt.Sprintf("/api/channel/%d", ch), key, nil).list(t, "items"); len(items) != 3 {
+		t.Errorf("%d items left, want 3", len(items))
+	}
 }
 
 func TestBioPages(t *testing.T) {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,8 +14,9 @@ import (
 // Channels: the list, add, edit and delete through the API server's own
 // write path (api.Server.AddChannel / UpdateChannel / DeleteChannel), and
 // a channel's page with its items of all three kinds (links, bio pages,
-// QR codes) and a form that puts one more in (api.Server.AssignChannel,
-// what POST /api/channel/:id/assign/:type/:itemid calls).
+// QR codes), a form that puts one more in (api.Server.AssignChannel,
+// what POST /api/channel/:id/assign/:type/:itemid calls) and a button per
+// item that takes it out (api.Server.RemoveFromChannel, the DELETE).
 
 const channelsPerPage = 25
 
@@ -123,6 +125,7 @@ type channelItem struct {
 	Shows string // what it leads to or is
 	Edit  string // the dashboard page of the item, "" without one
 	Date  string
+	Item  string // kind:id, what the remove form sends
 }
 
 type channelData struct {
@@ -173,7 +176,7 @@ func (s *Server) showChannel(w http.ResponseWriter, r *http.Request, c *call, f 
 
 // channelItemOf describes an item as the API's item list does (itemJSON).
 func (s *Server) channelItemOf(it *link.ChannelItem, username string) channelItem {
-	out := channelItem{Title: it.Title, Date: when(it.CreatedAt)}
+	out := channelItem{Title: it.Title, Date: when(it.CreatedAt), Item: it.Kind + ":" + strconv.FormatInt(it.ID, 10)}
 	switch it.Kind {
 	case link.ItemLinks:
 		base := it.Domain
@@ -260,6 +263,31 @@ func (s *Server) assignItem(w http.ResponseWriter, r *http.Request, c *call) err
 		return err
 	}
 	return s.showChannel(w, r, c, f)
+}
+
+// removeItem takes one item out of the channel. The item stays as it is
+// otherwise; a stale page (already removed) says so instead of failing.
+func (s *Server) removeItem(w http.ResponseWriter, r *http.Request, c *call) error {
+	ch, err := s.ownChannel(r, c)
+	if err != nil {
+		return err
+	}
+	kind, rawID, _ := strings.Cut(r.PostFormValue("item"), ":")
+	id, ok := link.ParseID(rawID)
+	if !ok || !slices.Contains(link.ItemKinds, kind) {
+		return &pageError{status: http.StatusBadRequest, title: "Nothing to remove", text: "The form named no item of this channel."}
+	}
+	removed, err := s.api.RemoveFromChannel(r.Context(), c.user, ch.ID, kind, id)
+	if err != nil {
+		return err
+	}
+	text := "Removed from “" + ch.Name + "”. It keeps working, outside the channel."
+	if !removed {
+		text = "That item was no longer in “" + ch.Name + "”."
+	}
+	s.setFlash(w, c, flash{Kind: flashOK, Text: text})
+	http.Redirect(w, r, "/channels/"+strconv.FormatInt(ch.ID, 10), http.StatusSeeOther)
+	return nil
 }
 
 func (s *Server) editChannelPage(w http.ResponseWriter, r *http.Request, c *call) error {

@@ -69,6 +69,14 @@ func TestScreenshotsChannels(t *testing.T) {
 		t.Fatal("markup in the name ran")
 	}
 	shoot(t, tab, "04-channel")
+	// The bio page's Remove button: the channel keeps the other two.
+	if st := tab.ClickNavigate(fmt.Sprintf(`.channel-items form.inline:has(input[value="bio:%d"]) button`, bioID)); st != http.StatusOK {
+		t.Fatalf("remove: %d", st)
+	}
+	if n := browsertest.Eval[float64](tab, `document.querySelectorAll(".channel-items tbody tr").length`); n != 2 {
+		t.Fatalf("%v items after removing one", n)
+	}
+	shoot(t, tab, "04b-channel-removed")
 	tab.Open(e.base + "/channels")
 	shoot(t, tab, "05-channels-list")
 	tab.Open(here + "/edit")

@@ -62,6 +62,36 @@ func TestChannelPages(t *testing.T) {
 		}
 	}
 
+	// Take the QR code out: the channel keeps the other two, the code stays.
+	qrItem := fmt.Sprintf("qr:%d", q.ID)
+	if !strings.Contains(page.body, `name="item" value="`+qrItem+`"`) {
+		t.Fatal("no remove button for the QR code")
+	}
+	if p := c.post(path+"/remove", url.Values{"csrf": {"forged"}, "item": {qrItem}}); p.status != http.StatusForbidden {
+		t.Fatalf("remove without token: %d", p.status)
+	}
+	if p := c.post(path+"/remove", url.Values{"csrf": {tok}, "item": {qrItem}}); p.status != http.StatusSeeOther {
+		t.Fatalf("remove: %d %s", p.status, errorsOf(p.body))
+	}
+	page = c.get(path)
+	if !strings.Contains(page.body, "Removed from") || strings.Contains(page.body, `name="item" value="`+qrItem+`"`) || !strings.Contains(page.body, "2 items") {
+		t.Error("after remove, the page does not say so or still lists the QR code")
+	}
+	if got, err := e.store.QRByID(context.Background(), ann.ID, q.ID); err != nil || got.ChannelID != nil {
+		t.Errorf("QR code after remove: %+v %v", got.ChannelID, err)
+	}
+	if p := c.post(path+"/remove", url.Values{"csrf": {tok}, "item": {qrItem}}); p.status != http.StatusSeeOther {
+		t.Fatalf("second remove: %d", p.status)
+	}
+	if page := c.get(path); !strings.Contains(page.body, "no longer in") {
+		t.Error("a stale remove does not say the item was already out")
+	}
+	for _, item := range []string{"", "qr:x", "evil:1"} {
+		if p := c.post(path+"/remove", url.Values{"csrf": {tok}, "item": {item}}); p.status != http.StatusBadRequest {
+			t.Errorf("remove %q: %d", item, p.status)
+		}
+	}
+
 	edit := path + "/edit"
 	if p := c.post(edit, url.Values{"csrf": {tok}, "name": {"Clients 2"}, "description": {""}, "color": {""}}); p.status != http.StatusSeeOther {
 		t.Fatalf("save: %d %s", p.status, errorsOf(p.body))
@@ -127,6 +157,9 @@ func TestChannelErrorsAndOtherUser(t *testing.T) {
 			t.Errorf("item %q: %d %s", item, p.status, errorsOf(p.body))
 		}
 	}
+	if p := c.post(mine+"/remove", url.Values{"csrf": {tok}, "item": {fmt.Sprintf("links:%d", bobLink.ID)}}); p.status != http.StatusNotFound {
+		t.Errorf("removing another user's link: %d", p.status)
+	}
 	if l, _ := e.store.LinkByID(context.Background(), bob.ID, bobLink.ID); l.ChannelID != nil && *l.ChannelID != 0 {
 		t.Fatal("Bob's link was assigned")
 	}
@@ -136,7 +169,7 @@ func TestChannelErrorsAndOtherUser(t *testing.T) {
 			t.Errorf("GET %s: %d", path, p.status)
 		}
 	}
-	for _, path := range []string{fmt.Sprintf("/channels/%d/edit", bobs.ID), fmt.Sprintf("/channels/%d/delete", bobs.ID), fmt.Sprintf("/channels/%d/assign", bobs.ID)} {
+	for _, path := range []string{fmt.Sprintf("/channels/%d/edit", bobs.ID), fmt.Sprintf("/channels/%d/delete", bobs.ID), fmt.Sprintf("/channels/%d/assign", bobs.ID), fmt.Sprintf("/channels/%d/remove", bobs.ID)} {
 		if p := c.post(path, url.Values{"csrf": {tok}, "name": {"ann"}, "item": {fmt.Sprintf("links:%d", bobLink.ID)}}); p.status != http.StatusNotFound {
 			t.Errorf("POST %s: %d", path, p.status)
 		}

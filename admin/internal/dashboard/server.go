@@ -129,6 +129,7 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST /channels/new", s.signedIn(s.createChannel))
 	s.route(mux, "GET /channels/{id}", s.signedIn(s.channelPage))
 	s.route(mux, "POST /channels/{id}/assign", s.signedIn(s.assignItem))
+	s.route(mux, "POST /channels/{id}/remove", s.signedIn(s.removeItem))
 	s.route(mux, "GET /channels/{id}/edit", s.signedIn(s.editChannelPage))
 	s.route(mux, "POST /channels/{id}/edit", s.signedIn(s.saveChannel))
 	s.route(mux, "GET /channels/{id}/delete", s.signedIn(s.deleteChannelPage))
