@@ -149,6 +149,17 @@ func (s *Store) AssignLinkToCampaign(ctx context.Context, userID, campaignID, li
 	return nil
 }
 
+var campaignTakeOut = takeOutSQL{
+	`SELECT id FROM campaigns WHERE id = $1 AND user_id = $2 FOR KEY SHARE`, "campaign",
+	`UPDATE links SET campaign_id = NULL, updated_at = now() WHERE id = $2 AND user_id = $3 AND campaign_id = $1`,
+	`SELECT id FROM links WHERE id = $1 AND user_id = $2`, "link"}
+
+// RemoveLinkFromCampaign takes one of the user's links out of one of the
+// user's campaigns; see takeOut.
+func (s *Store) RemoveLinkFromCampaign(ctx context.Context, userID, campaignID, linkID int64) (bool, error) {
+	return s.takeOut(ctx, campaignTakeOut, userID, campaignID, linkID)
+}
+
 // notFoundAs names what was missing when err is ErrNotFound.
 func notFoundAs(err error, what string) error {
 	if errors.Is(err, link.ErrNotFound) {

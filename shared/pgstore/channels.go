@@ -171,43 +171,57 @@ func (s *Store) AssignToChannel(ctx context.Context, userID, channelID int64, ki
 	return nil
 }
 
-// removeSQL takes one item of each kind out of a channel ($1 channel, $2
-// item, $3 user); ownSQL finds the user's item ($1 item, $2 user) when it
-// was in no such channel. Fixed strings, as assignSQL.
-var removeSQL = map[string]struct{ query, own string }{
-	link.ItemLinks: {`UPDATE links SET channel_id = NULL, updated_at = now() WHERE id = $2 AND user_id = $3 AND channel_id = $1`,
-		`SELECT id FROM links WHERE id = $1 AND user_id = $2`},
-	link.ItemBio: {`UPDATE bio_pages SET channel_id = NULL WHERE id = $2 AND user_id = $3 AND channel_id = $1`,
-		`SELECT id FROM bio_pages WHERE id = $1 AND user_id = $2`},
-	link.ItemQR: {`UPDATE qr_codes SET channel_id = NULL, updated_at = now() WHERE id = $2 AND user_id = $3 AND channel_id = $1`,
-		`SELECT id FROM qr_codes WHERE id = $1 AND user_id = $2`},
+// takeOutSQL takes one item out of a group (a channel or a campaign):
+// lock locks the group ($1 group, $2 user), remove clears the item's group
+// ($1 group, $2 item, $3 user) and own finds the user's item ($1 item, $2
+// user) when it was not in that group. Fixed strings: input never reaches
+// the SQL text.
+type takeOutSQL struct{ lock, group, remove, own, what string }
+
+const channelLock = `SELECT id FROM channels WHERE id = $1 AND user_id = $2 FOR KEY SHARE`
+
+var removeSQL = map[string]takeOutSQL{
+	link.ItemLinks: {channelLock, "channel",
+		`UPDATE links SET channel_id = NULL, updated_at = now() WHERE id = $2 AND user_id = $3 AND channel_id = $1`,
+		`SELECT id FROM links WHERE id = $1 AND user_id = $2`, "link"},
+	link.ItemBio: {channelLock, "channel",
+		`UPDATE bio_pages SET channel_id = NULL WHERE id = $2 AND user_id = $3 AND channel_id = $1`,
+		`SELECT id FROM bio_pages WHERE id = $1 AND user_id = $2`, "bio page"},
+	link.ItemQR: {channelLock, "channel",
+		`UPDATE qr_codes SET channel_id = NULL, updated_at = now() WHERE id = $2 AND user_id = $3 AND channel_id = $1`,
+		`SELECT id FROM qr_codes WHERE id = $1 AND user_id = $2`, "qr code"},
 }
 
 // RemoveFromChannel takes one of the user's items out of one of the user's
-// channels. It reports whether the item was in that channel: an item of
-// the user's that was not is left as it is (in no channel or in another),
-// and a missing channel or item is a *link.NotFoundError naming which.
+// channels; see takeOut.
 func (s *Store) RemoveFromChannel(ctx context.Context, userID, channelID int64, kind string, itemID int64) (bool, error) {
 	q, ok := removeSQL[kind]
 	if !ok {
 		return false, fmt.Errorf("remove %s %d: unknown item kind", kind, itemID)
 	}
+	return s.takeOut(ctx, q, userID, channelID, itemID)
+}
+
+// takeOut reports whether the item was in the group: an item of the
+// user's that was not is left as it is (in no group or in another), and a
+// missing group or item is a *link.NotFoundError naming which.
+func (s *Store) takeOut(ctx context.Context, q takeOutSQL, userID, groupID, itemID int64) (bool, error) {
 	removed := false
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := lockOwned(ctx, tx, `SELECT id FROM channels WHERE id = $1 AND user_id = $2 FOR KEY SHARE`, channelID, userID); err != nil {
-			return notFoundAs(err, "channel")
+		if err := lockOwned(ctx, tx, q.lock, groupID, userID); err != nil {
+			return notFoundAs(err, q.group)
 		}
-		tag, err := tx.Exec(ctx, q.query, channelID, itemID, userID)
+		tag, err := tx.Exec(ctx, q.remove, groupID, itemID, userID)
 		if err != nil {
 			return mapErr(err)
 		}
 		if removed = tag.RowsAffected() > 0; removed {
 			return nil
 		}
-		return notFoundAs(lockOwned(ctx, tx, q.own, itemID, userID), assignSQL[kind].what)
+		return notFoundAs(lockOwned(ctx, tx, q.own, itemID, userID), q.what)
 	})
 	if err != nil {
-		return false, fmt.Errorf("remove %s %d from channel %d: %w", kind, itemID, channelID, err)
+		return false, fmt.Errorf("remove %s %d from %s %d: %w", q.what, itemID, q.group, groupID, err)
 	}
 	return removed, nil
 }

@@ -12,7 +12,7 @@ import (
 func (s *Server) campaignRoutes() {
 	s.handle(s.api, "/api/campaigns", Methods{http.MethodGet: s.listCampaigns})
 	s.handle(s.api, "/api/campaign/add", Methods{http.MethodPost: s.addCampaign})
-	s.handle(s.api, "/api/campaign/{campaignid}/assign/{linkid}", Methods{http.MethodPost: s.assignCampaign})
+	s.handle(s.api, "/api/campaign/{campaignid}/assign/{linkid}", Methods{http.MethodPost: s.assignCampaign, http.MethodDelete: s.removeFromCampaign})
 	s.handle(s.api, "/api/campaign/{id}/update", Methods{http.MethodPut: s.updateCampaign})
 	s.handle(s.api, "/api/campaign/{id}/delete", Methods{http.MethodDelete: s.deleteCampaign})
 }
@@ -193,16 +193,54 @@ func (s *Server) DeleteCampaign(ctx context.Context, u *link.User, id int64) err
 }
 
 func (s *Server) assignCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
-	cid, err := pathInt64(r, "campaignid", "campaign")
+	cid, lid, err := campaignLinkPath(r)
 	if err != nil {
 		return err
 	}
-	lid, err := pathInt64(r, "linkid", "link")
-	if err != nil {
+	if err := s.AssignCampaign(r.Context(), u, cid, lid); err != nil {
 		return err
-	}
-	if err := s.store.AssignLinkToCampaign(r.Context(), u.ID, cid, lid); err != nil {
-		return storeErr(err)
 	}
 	return Message(w, "link assigned to campaign")
+}
+
+// removeFromCampaign is an extension: DELETE on the assign address takes
+// the link out of the campaign.
+func (s *Server) removeFromCampaign(w http.ResponseWriter, r *http.Request, u *link.User) error {
+	cid, lid, err := campaignLinkPath(r)
+	if err != nil {
+		return err
+	}
+	removed, err := s.RemoveFromCampaign(r.Context(), u, cid, lid)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		return Message(w, "link was not in this campaign")
+	}
+	return Message(w, "link removed from campaign")
+}
+
+// campaignLinkPath reads /api/campaign/{campaignid}/assign/{linkid}.
+func campaignLinkPath(r *http.Request) (campaignID, linkID int64, err error) {
+	if campaignID, err = pathInt64(r, "campaignid", "campaign"); err != nil {
+		return 0, 0, err
+	}
+	if linkID, err = pathInt64(r, "linkid", "link"); err != nil {
+		return 0, 0, err
+	}
+	return campaignID, linkID, nil
+}
+
+// AssignCampaign puts the user's link into the user's campaign, as POST
+// /api/campaign/:campaignid/assign/:linkid does.
+func (s *Server) AssignCampaign(ctx context.Context, u *link.User, campaignID, linkID int64) error {
+	return storeErr(s.store.AssignLinkToCampaign(ctx, u.ID, campaignID, linkID))
+}
+
+// RemoveFromCampaign takes the user's link out of the user's campaign, as
+// DELETE /api/campaign/:campaignid/assign/:linkid does; it reports
+// whether the link was in it.
+func (s *Server) RemoveFromCampaign(ctx context.Context, u *link.User, campaignID, linkID int64) (bool, error) {
+	removed, err := s.store.RemoveLinkFromCampaign(ctx, u.ID, campaignID, linkID)
+	return removed, storeErr(err)
 }

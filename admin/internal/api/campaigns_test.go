@@ -179,10 +179,12 @@ func TestCampaignAssign(t *testing.T) {
 		{"garbage link", fmt.Sprintf("/api/campaign/%d/assign/x", ca), "link not found"},
 		{"garbage campaign", fmt.Sprintf("/api/campaign/0/assign/%d", la), "campaign not found"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e.do("POST", tt.path, key, nil).wantStatus(t, 404).wantMessage(t, tt.msg)
-		})
+	for _, method := range []string{"POST", "DELETE"} {
+		for _, tt := range tests {
+			t.Run(method+" "+tt.name, func(t *testing.T) {
+				e.do(method, tt.path, key, nil).wantStatus(t, 404).wantMessage(t, tt.msg)
+			})
+		}
 	}
 	if got := e.sqlInt(t, `SELECT campaign_id FROM links WHERE id = $1`, lb); got != -1 {
 		t.Errorf("bob's link got campaign %d", got)
@@ -191,4 +193,17 @@ func TestCampaignAssign(t *testing.T) {
 		t.Errorf("alice's link moved to %d by a refused request", got)
 	}
 	e.do("GET", path(ca, la), key, nil).wantStatus(t, 405)
+
+	// Extension: DELETE takes the link out; from a campaign it is not in,
+	// nothing changes.
+	wantOKMessage(t, e.do("DELETE", path(ca, la), key, nil))
+	e.do("DELETE", path(ca, la), key, nil).wantMessage(t, "link was not in this campaign")
+	if got := e.sqlInt(t, `SELECT campaign_id FROM links WHERE id = $1`, la); got != ca2 {
+		t.Fatalf("removing from another campaign moved the link to %d", got)
+	}
+	e.do("DELETE", path(ca2, la), key, nil).wantStatus(t, 200).wantMessage(t, "link removed from campaign")
+	if got := e.sqlInt(t, `SELECT campaign_id FROM links WHERE id = $1`, la); got != -1 {
+		t.Fatalf("link still in campaign %d", got)
+	}
+	e.do("DELETE", path(ca2, la), key, nil).wantStatus(t, 200).wantMessage(t, "link was not in this campaign")
 }

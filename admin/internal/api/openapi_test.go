@@ -266,6 +266,14 @@ func (f *oaFixture) links() {
 	f.do(call{method: "POST", path: fmt.Sprintf("/api/channel/%d/assign/bio/%d", f.channel, f.bio), key: a, status: 200})
 	f.do(call{method: "POST", path: fmt.Sprintf("/api/channel/%d/assign/video/%d", f.channel, f.link), key: a, status: 400})
 	f.do(call{method: "POST", path: fmt.Sprintf("/api/channel/%d/assign/qr/%d", f.channel, missing), key: a, status: 404})
+	// Taken out and put back, so later areas find them assigned.
+	for _, m := range []string{"DELETE", "DELETE", "POST"} {
+		f.do(call{method: m, path: fmt.Sprintf("/api/campaign/%d/assign/%d", f.campaign, f.link), key: a, status: 200})
+		f.do(call{method: m, path: fmt.Sprintf("/api/channel/%d/assign/bio/%d", f.channel, f.bio), key: a, status: 200})
+	}
+	f.do(call{method: "DELETE", path: fmt.Sprintf("/api/campaign/%d/assign/%d", missing, f.link), key: a, status: 404})
+	f.do(call{method: "DELETE", path: fmt.Sprintf("/api/channel/%d/assign/video/%d", f.channel, f.link), key: a, status: 400})
+	f.do(call{method: "DELETE", path: fmt.Sprintf("/api/channel/%d/assign/links/%d", f.channel, f.link), key: f.bob, status: 404})
 	items := fmt.Sprintf("/api/channel/%d", f.channel)
 	f.do(call{method: "GET", path: items + "?limit=2", key: a, status: 200})
 	f.do(call{method: "GET", path: items + "?page=x", key: a, status: 400, invalid: true})

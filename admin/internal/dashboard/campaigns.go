@@ -12,7 +12,8 @@ import (
 // Campaigns: the list (rotator and public list URLs), add, edit and delete
 // through the API server's own write path (api.Server.AddCampaign /
 // UpdateCampaign / DeleteCampaign, what /api/campaign/… call), and a
-// campaign's page with the links in it.
+// campaign's page with the links in it, where links are put in and taken
+// out (api.Server.AssignCampaign / RemoveFromCampaign).
 
 const campaignsPerPage = 25
 
@@ -155,10 +156,17 @@ type campaignData struct {
 	Page     int
 	PrevURL  string
 	NextURL  string
+	Choices  choiceGroup // the add form's links
+	Form     *form
 }
 
-// campaignPage shows one campaign: its addresses and the links in it.
+// campaignPage shows one campaign: its addresses, the links in it with a
+// button that takes one out, and a form that puts one more in.
 func (s *Server) campaignPage(w http.ResponseWriter, r *http.Request, c *call) error {
+	return s.showCampaign(w, r, c, newForm())
+}
+
+func (s *Server) showCampaign(w http.ResponseWriter, r *http.Request, c *call, f *form) error {
 	camp, err := s.ownCampaign(r, c)
 	if err != nil {
 		return err
@@ -171,12 +179,64 @@ func (s *Server) campaignPage(w http.ResponseWriter, r *http.Request, c *call) e
 	if err != nil {
 		return err
 	}
-	d := campaignData{Campaign: s.campaignRowOf(&camp, c.user.Username), Total: total, Page: page}
+	d := campaignData{Campaign: s.campaignRowOf(&camp, c.user.Username), Total: total, Page: page, Form: f}
 	for i := range links {
 		d.Links = append(d.Links, s.rowOf(&links[i]))
 	}
 	d.PrevURL, d.NextURL = pagerURLs("/campaigns/"+strconv.FormatInt(camp.ID, 10), page, campaignsPerPage, total)
-	s.render(w, r, c, http.StatusOK, "campaign", d.Campaign.Name, d)
+	if d.Choices, err = s.linkOptions(r, c, ""); err != nil {
+		return err
+	}
+	s.render(w, r, c, f.Status, "campaign", d.Campaign.Name, d)
+	return nil
+}
+
+// assignLink puts one of the user's links into the campaign, moving it out
+// of any other (api.Server.AssignCampaign, the API's assign call).
+func (s *Server) assignLink(w http.ResponseWriter, r *http.Request, c *call) error {
+	camp, err := s.ownCampaign(r, c)
+	if err != nil {
+		return err
+	}
+	f := readForm(r, "link")
+	id, ok := link.ParseID(f.Val("link"))
+	if !ok {
+		f.fail("link", "choose a link", http.StatusBadRequest)
+		return s.showCampaign(w, r, c, f)
+	}
+	if err := s.api.AssignCampaign(r.Context(), c.user, camp.ID, id); err != nil {
+		if pe := s.pageErrorOf(r, err); pe.status == http.StatusNotFound {
+			f.fail("link", "this link is not one of yours", http.StatusNotFound)
+			return s.showCampaign(w, r, c, f)
+		}
+		return err
+	}
+	s.setFlash(w, c, flash{Kind: flashOK, Text: "Added to “" + s.campaignRowOf(&camp, c.user.Username).Name + "”."})
+	http.Redirect(w, r, "/campaigns/"+strconv.FormatInt(camp.ID, 10), http.StatusSeeOther)
+	return nil
+}
+
+// removeLink takes one link out of the campaign; the link keeps working.
+func (s *Server) removeLink(w http.ResponseWriter, r *http.Request, c *call) error {
+	camp, err := s.ownCampaign(r, c)
+	if err != nil {
+		return err
+	}
+	id, ok := link.ParseID(r.PostFormValue("link"))
+	if !ok {
+		return &pageError{status: http.StatusBadRequest, title: "Nothing to remove", text: "The form named no link of this campaign."}
+	}
+	removed, err := s.api.RemoveFromCampaign(r.Context(), c.user, camp.ID, id)
+	if err != nil {
+		return err
+	}
+	name := s.campaignRowOf(&camp, c.user.Username).Name
+	text := "Removed from “" + name + "”. The link keeps working, outside the campaign."
+	if !removed {
+		text = "That link was no longer in “" + name + "”."
+	}
+	s.setFlash(w, c, flash{Kind: flashOK, Text: text})
+	http.Redirect(w, r, "/campaigns/"+strconv.FormatInt(camp.ID, 10), http.StatusSeeOther)
 	return nil
 }
 

@@ -2,7 +2,9 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,7 +12,8 @@ import (
 )
 
 // TestScreenshotsCampaigns: the campaign pages in the browser: empty list,
-// a refused form, a campaign with its links, the list, edit and delete;
+// a refused form, a campaign with links put in and one taken out with
+// the page's own forms, the list, edit and delete;
 // markup in a name does not run.
 func TestScreenshotsCampaigns(t *testing.T) {
 	e := newEnv(t)
@@ -45,13 +48,22 @@ func TestScreenshotsCampaigns(t *testing.T) {
 	if err != nil || len(cs) != 1 {
 		t.Fatal(cs, err)
 	}
-	for _, dest := range []string{"https://example.com/spring/landing-a", "https://example.com/spring/landing-b?utm_source=newsletter"} {
-		l := e.link(u, map[string]string{"url": dest})
-		if err := e.store.AssignLinkToCampaign(context.Background(), u.ID, cs[0].ID, l.ID); err != nil {
-			t.Fatal(err)
+	var ids []int64
+	for _, dest := range []string{"https://example.com/spring/landing-a", "https://example.com/spring/landing-b?utm_source=newsletter", "https://example.com/spring/outlet"} {
+		ids = append(ids, e.link(u, map[string]string{"url": dest}).ID)
+	}
+	here := tab.URL()
+	// Three through the add form, one of them taken out with its Remove button.
+	for _, l := range ids {
+		tab.Open(here)
+		tab.SetValue("#f-link", strconv.FormatInt(l, 10))
+		if st := tab.ClickNavigate(".assign button[type=submit]"); st != http.StatusOK {
+			t.Fatalf("add link %d: %d", l, st)
 		}
 	}
-	tab.Open(tab.URL())
+	if st := tab.ClickNavigate(fmt.Sprintf(`form.inline:has(input[value="%d"]) button`, ids[2])); st != http.StatusOK {
+		t.Fatalf("remove: %d", st)
+	}
 	if n := browsertest.Eval[float64](tab, `document.querySelectorAll("tr[data-id]").length`); n != 2 {
 		t.Fatalf("%v links shown", n)
 	}

@@ -45,13 +45,53 @@ func TestCampaignPages(t *testing.T) {
 	}
 
 	in := e.link(ann, map[string]string{"url": "https://example.com/in-campaign"})
-	e.link(ann, map[string]string{"url": "https://example.com/outside"})
+	out := e.link(ann, map[string]string{"url": "https://example.com/outside"})
 	if err := e.store.AssignLinkToCampaign(context.Background(), ann.ID, camp.ID, in.ID); err != nil {
 		t.Fatal(err)
 	}
-	page := c.get(fmt.Sprintf("/campaigns/%d", camp.ID))
-	if !strings.Contains(page.body, "https://example.com/in-campaign") || strings.Contains(page.body, "https://example.com/outside") {
+	campPath := fmt.Sprintf("/campaigns/%d", camp.ID)
+	page := c.get(campPath)
+	if !strings.Contains(page.body, "https://example.com/in-campaign") || strings.Contains(page.body, `name="link" value="`+fmt.Sprint(out.ID)+`"`) {
 		t.Fatalf("campaign page links wrong: %d", page.status)
+	}
+	// The add form puts the other link in; its Remove button takes it out.
+	if !strings.Contains(page.body, fmt.Sprintf(`<option value="%d">`, out.ID)) {
+		t.Fatal("the add form does not offer the other link")
+	}
+	if p := c.post(campPath+"/assign", url.Values{"csrf": {"forged"}, "link": {fmt.Sprint(out.ID)}}); p.status != http.StatusForbidden {
+		t.Fatalf("assign without the token: %d", p.status)
+	}
+	if p := c.post(campPath+"/assign", url.Values{"csrf": {tok}, "link": {fmt.Sprint(out.ID)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("assign: %d %s", p.status, errorsOf(p.body))
+	}
+	if page := c.get(campPath); !strings.Contains(page.body, "https://example.com/outside") || !strings.Contains(page.body, "2 links") {
+		t.Fatal("the added link is not on the campaign's page")
+	}
+	for _, v := range []string{"", "x", "-1"} {
+		if p := c.post(campPath+"/assign", url.Values{"csrf": {tok}, "link": {v}}); p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="f-link-error"`) {
+			t.Errorf("assign %q: %d %s", v, p.status, errorsOf(p.body))
+		}
+	}
+	if p := c.post(campPath+"/remove", url.Values{"csrf": {"forged"}, "link": {fmt.Sprint(out.ID)}}); p.status != http.StatusForbidden {
+		t.Fatalf("remove without the token: %d", p.status)
+	}
+	if p := c.post(campPath+"/remove", url.Values{"csrf": {tok}, "link": {fmt.Sprint(out.ID)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("remove: %d", p.status)
+	}
+	if l, err := e.store.LinkByID(context.Background(), ann.ID, out.ID); err != nil || l.CampaignID != nil {
+		t.Fatalf("removed link: %+v %v", l.CampaignID, err)
+	}
+	if page := c.get(campPath); !strings.Contains(page.body, "Removed from") || !strings.Contains(page.body, "1 link") {
+		t.Fatal("the page does not show the removal")
+	}
+	if p := c.post(campPath+"/remove", url.Values{"csrf": {tok}, "link": {fmt.Sprint(out.ID)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("second remove: %d", p.status)
+	}
+	if page := c.get(campPath); !strings.Contains(page.body, "no longer in") {
+		t.Fatal("a stale remove does not say the link was already out")
+	}
+	if p := c.post(campPath+"/remove", url.Values{"csrf": {tok}, "link": {"x"}}); p.status != http.StatusBadRequest {
+		t.Fatalf("remove of nothing: %d", p.status)
 	}
 
 	edit := fmt.Sprintf("/campaigns/%d/edit", camp.ID)
@@ -125,7 +165,7 @@ func TestCampaignFormErrors(t *testing.T) {
 
 func TestCampaignOtherUserAndPaging(t *testing.T) {
 	e := newEnv(t)
-	ann, _ := e.user("ann"), e.user("bob")
+	ann, bob := e.user("ann"), e.user("bob")
 	var last link.Campaign
 	for i := 0; i < campaignsPerPage+1; i++ {
 		var err error
@@ -154,6 +194,33 @@ func TestCampaignOtherUserAndPaging(t *testing.T) {
 				t.Errorf("bob POST %s: %d", path, p.status)
 			}
 		}
+	}
+	// Bob on Ann's campaign, and Bob's link into Bob's own campaign by way
+	// of Ann's id: 404 and nothing moves.
+	annLink := e.link(ann, map[string]string{"url": "https://example.com/ann"})
+	if err := e.store.AssignLinkToCampaign(context.Background(), ann.ID, last.ID, annLink.ID); err != nil {
+		t.Fatal(err)
+	}
+	bobLink := e.link(bob, map[string]string{"url": "https://example.com/bob"})
+	for _, path := range []string{fmt.Sprintf("/campaigns/%d/assign", last.ID), fmt.Sprintf("/campaigns/%d/remove", last.ID)} {
+		for _, id := range []int64{annLink.ID, bobLink.ID} {
+			if p := b.post(path, url.Values{"csrf": {tok}, "link": {fmt.Sprint(id)}}); p.status != http.StatusNotFound {
+				t.Errorf("bob POST %s link %d: %d", path, id, p.status)
+			}
+		}
+	}
+	annTok := a.token("/campaigns/new")
+	if p := a.post(fmt.Sprintf("/campaigns/%d/assign", last.ID), url.Values{"csrf": {annTok}, "link": {fmt.Sprint(bobLink.ID)}}); p.status != http.StatusNotFound || !strings.Contains(p.body, `id="f-link-error"`) {
+		t.Errorf("Ann adding Bob's link: %d %s", p.status, errorsOf(p.body))
+	}
+	if p := a.post(fmt.Sprintf("/campaigns/%d/remove", last.ID), url.Values{"csrf": {annTok}, "link": {fmt.Sprint(bobLink.ID)}}); p.status != http.StatusNotFound {
+		t.Errorf("Ann removing Bob's link: %d", p.status)
+	}
+	if l, _ := e.store.LinkByID(context.Background(), ann.ID, annLink.ID); l.CampaignID == nil || *l.CampaignID != last.ID {
+		t.Error("Ann's link left her campaign")
+	}
+	if l, _ := e.store.LinkByID(context.Background(), bob.ID, bobLink.ID); l.CampaignID != nil {
+		t.Error("Bob's link joined a campaign")
 	}
 	if got, err := e.store.CampaignByID(context.Background(), ann.ID, last.ID); err != nil || got.Name != last.Name {
 		t.Fatalf("Ann's campaign after Bob: %+v %v", got, err)

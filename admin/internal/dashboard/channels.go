@@ -199,16 +199,10 @@ func (s *Server) channelItemOf(it *link.ChannelItem, username string) channelIte
 // each kind (choiceLimit, as the link form's lists).
 func (s *Server) channelChoices(r *http.Request, c *call) ([]choiceGroup, error) {
 	ctx := r.Context()
-	var links, bios, qrs choiceGroup
-	page, err := s.store.SearchLinks(ctx, pgstore.LinkQuery{UserID: c.user.ID, Limit: choiceLimit})
+	var bios, qrs choiceGroup
+	links, err := s.linkOptions(r, c, link.ItemLinks+":")
 	if err != nil {
 		return nil, err
-	}
-	links.Label = "Links"
-	for i := range page.Links {
-		l := &page.Links[i]
-		label := s.rowOf(l).ShortText + " → " + l.LongURL
-		links.Options = append(links.Options, choice{Value: link.ItemLinks + ":" + strconv.FormatInt(l.ID, 10), Label: label})
 	}
 	bs, _, err := s.store.ListBioPages(ctx, c.user.ID, choiceLimit, 0)
 	if err != nil {
@@ -233,6 +227,21 @@ func (s *Server) channelChoices(r *http.Request, c *call) ([]choiceGroup, error)
 		}
 	}
 	return out, nil
+}
+
+// linkOptions are the user's newest choiceLimit links as options whose
+// values are prefix and the link's id.
+func (s *Server) linkOptions(r *http.Request, c *call, prefix string) (choiceGroup, error) {
+	g := choiceGroup{Label: "Links"}
+	page, err := s.store.SearchLinks(r.Context(), pgstore.LinkQuery{UserID: c.user.ID, Limit: choiceLimit})
+	if err != nil {
+		return g, err
+	}
+	for i := range page.Links {
+		l := &page.Links[i]
+		g.Options = append(g.Options, choice{Value: prefix + strconv.FormatInt(l.ID, 10), Label: s.rowOf(l).ShortText + " → " + l.LongURL})
+	}
+	return g, nil
 }
 
 // assignItem puts one of the user's items into the channel.

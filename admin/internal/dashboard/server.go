@@ -120,6 +120,8 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "GET /campaigns/new", s.signedIn(s.newCampaignPage))
 	s.route(mux, "POST /campaigns/new", s.signedIn(s.createCampaign))
 	s.route(mux, "GET /campaigns/{id}", s.signedIn(s.campaignPage))
+	s.route(mux, "POST /campaigns/{id}/assign", s.signedIn(s.assignLink))
+	s.route(mux, "POST /campaigns/{id}/remove", s.signedIn(s.removeLink))
 	s.route(mux, "GET /campaigns/{id}/edit", s.signedIn(s.editCampaignPage))
 	s.route(mux, "POST /campaigns/{id}/edit", s.signedIn(s.saveCampaign))
 	s.route(mux, "GET /campaigns/{id}/delete", s.signedIn(s.deleteCampaignPage))
