@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"os"
@@ -25,6 +26,7 @@ type Config struct {
 	DashboardAddr     string         // KURZ_DASHBOARD_ADDR (optional): a listener serving only the dashboard
 	DashboardURL      string         // KURZ_DASHBOARD_URL: the dashboard's public base, for reset links ("" = derived from the listen address)
 	DomainDNS         string         // KURZ_DOMAIN_DNS (optional): the DNS record users point branded domains at, e.g. "CNAME edge.example.net"
+	DNSServer         string         // KURZ_DNS_SERVER (optional): host:port of the DNS server the dashboard's domain check asks; the system's resolver without it
 	BaseURL           string         // KURZ_BASE_URL, without trailing slash
 	BaseHost          string         // host[:port] of BaseURL, lower case
 	CountryHeader     string         // KURZ_COUNTRY_HEADER (optional)
@@ -122,6 +124,7 @@ func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
 		DashboardAddr:   strings.TrimSpace(get("KURZ_DASHBOARD_ADDR")),
 		DashboardURL:    strings.TrimSuffix(strings.TrimSpace(get("KURZ_DASHBOARD_URL")), "/"),
 		DomainDNS:       strings.TrimSpace(get("KURZ_DOMAIN_DNS")),
+		DNSServer:       strings.TrimSpace(get("KURZ_DNS_SERVER")),
 		CountryHeader:   strings.TrimSpace(get("KURZ_COUNTRY_HEADER")),
 		GeoIPDB:         get("KURZ_GEOIP_DB"),
 		SpoolDir:        or(get("KURZ_SPOOL_DIR"), ".run/spool"),
@@ -150,6 +153,11 @@ func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 			u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
 			return nil, fmt.Errorf("KURZ_DASHBOARD_URL: want an absolute http(s) URL without a path, such as https://app.example.com, got %q", v)
+		}
+	}
+	if v := c.DNSServer; v != "" {
+		if h, port, err := net.SplitHostPort(v); err != nil || h == "" || port == "" {
+			return nil, fmt.Errorf("KURZ_DNS_SERVER: want host:port, such as 192.0.2.53:53, got %q", v)
 		}
 	}
 	if c.TrustedProxies, err = parsePrefixes(get("KURZ_TRUSTED_PROXIES")); err != nil {

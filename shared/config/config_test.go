@@ -34,6 +34,12 @@ func TestLoad(t *testing.T) {
 			}
 		}},
 		{name: "dashboard url with path", env: map[string]string{"KURZ_DASHBOARD_URL": "https://app.example.com/x"}, wantErr: true},
+		{name: "dns server", env: map[string]string{"KURZ_DNS_SERVER": " 192.0.2.53:53 "}, check: func(t *testing.T, c *Config) {
+			if c.DNSServer != "192.0.2.53:53" {
+				t.Errorf("DNSServer %q", c.DNSServer)
+			}
+		}},
+		{name: "dns server without port", env: map[string]string{"KURZ_DNS_SERVER": "192.0.2.53"}, wantErr: true},
 		{name: "dashboard url not http", env: map[string]string{"KURZ_DASHBOARD_URL": "app.example.com"}, wantErr: true},
 		{name: "proxies", env: map[string]string{"KURZ_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1,::1"}, check: func(t *testing.T, c *Config) {
 			if len(c.TrustedProxies) != 3 || c.TrustedProxies[1].Bits() != 32 || c.TrustedProxies[2].Bits() != 128 {

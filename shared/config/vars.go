@@ -27,6 +27,7 @@ func Variables() []Var {
 		{Name: "KURZ_DASHBOARD_ADDR"},
 		{Name: "KURZ_DASHBOARD_URL"},
 		{Name: "KURZ_DOMAIN_DNS"},
+		{Name: "KURZ_DNS_SERVER"},
 		{Name: "KURZ_BASE_URL"},
 		{Name: "KURZ_COUNTRY_HEADER"},
 		{Name: "KURZ_GEOIP_DB"},

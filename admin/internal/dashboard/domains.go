@@ -75,6 +75,7 @@ type domainFormData struct {
 	Form   *form
 	DNS    dnsAdvice
 	Domain *domainRow // the edited domain; nil on the add form
+	Check  *dnsReport // the DNS check just run; nil without one
 }
 
 var domainFormFields = []string{"domain", "redirectroot", "redirect404"}
@@ -120,14 +121,19 @@ func (s *Server) editDomainPage(w http.ResponseWriter, r *http.Request, c *call)
 	if err != nil {
 		return err
 	}
-	f := newForm()
-	f.Values["redirectroot"], f.Values["redirect404"] = d.RedirectRoot, d.Redirect404
-	return s.showDomainEdit(w, r, c, f, &d)
+	return s.showDomainEdit(w, r, c, storedDomainForm(&d), &d, nil)
 }
 
-func (s *Server) showDomainEdit(w http.ResponseWriter, r *http.Request, c *call, f *form, d *link.Domain) error {
+// storedDomainForm is the edit form filled with the stored redirects.
+func storedDomainForm(d *link.Domain) *form {
+	f := newForm()
+	f.Values["redirectroot"], f.Values["redirect404"] = d.RedirectRoot, d.Redirect404
+	return f
+}
+
+func (s *Server) showDomainEdit(w http.ResponseWriter, r *http.Request, c *call, f *form, d *link.Domain, check *dnsReport) error {
 	row := domainRowOf(d)
-	s.render(w, r, c, f.Status, "domainform", "Redirects of "+row.Host, domainFormData{Form: f, DNS: s.dnsAdvice(), Domain: &row})
+	s.render(w, r, c, f.Status, "domainform", "Redirects of "+row.Host, domainFormData{Form: f, DNS: s.dnsAdvice(), Domain: &row, Check: check})
 	return nil
 }
 
@@ -150,7 +156,7 @@ func (s *Server) saveDomain(w http.ResponseWriter, r *http.Request, c *call) err
 	if !f.refuse(err, domainFields) {
 		return err
 	}
-	return s.showDomainEdit(w, r, c, f, &d)
+	return s.showDomainEdit(w, r, c, f, &d, nil)
 }
 
 type domainDeleteData struct {

@@ -3,12 +3,15 @@ package dashboard
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"kurz/admin/internal/dnscheck/dnstest"
 	"kurz/shared/browsertest"
 	"kurz/shared/click"
+	"kurz/shared/config"
 )
 
 // TestScreenshotsQREdit: editing a QR code in the browser (its type
@@ -94,7 +97,12 @@ func TestScreenshotsQREdit(t *testing.T) {
 // TestScreenshotsDomainEdit: a branded domain's redirects edited in the
 // browser: the form, a refused redirect loop, the list after saving.
 func TestScreenshotsDomainEdit(t *testing.T) {
-	e := newEnv(t)
+	dns := dnstest.Start(t, dnstest.Zone{
+		"sho.rt":                    {Addrs: []netip.Addr{netip.MustParseAddr("192.0.2.10")}},
+		"go.example.com":            {CNAME: "parking.registrar.example"},
+		"parking.registrar.example": {Addrs: []netip.Addr{netip.MustParseAddr("198.51.100.7")}},
+	})
+	e := newEnv(t, func(c *config.Config) { c.DNSServer = dns.Addr })
 	u := e.user("maria")
 	if _, err := e.api.AddDomain(context.Background(), u, domainIn("https://go.example.com", "https://example.com", "")); err != nil {
 		t.Fatal(err)
@@ -105,6 +113,20 @@ func TestScreenshotsDomainEdit(t *testing.T) {
 	tab.Open(e.base + "/domains")
 	tab.ClickNavigate(`a[aria-label="Edit https://go.example.com"]`)
 	shoot(t, tab, "01-domain-edit")
+	// Check DNS: parked at the registrar first, then pointed here.
+	if st := tab.ClickNavigate(".dns-check-form button"); st != http.StatusOK {
+		t.Fatalf("check: %d", st)
+	}
+	if got := tab.Text(".dns-check"); !strings.Contains(got, "go.example.com points elsewhere") || !strings.Contains(got, "198.51.100.7") {
+		t.Fatalf("check result %q", got)
+	}
+	shoot(t, tab, "01b-domain-dns-elsewhere")
+	dns.Set("go.example.com", dnstest.Records{CNAME: "sho.rt"})
+	tab.ClickNavigate(".dns-check-form button")
+	if got := tab.Text(".dns-check"); !strings.Contains(got, "go.example.com points here") {
+		t.Fatalf("check result after the fix %q", got)
+	}
+	shoot(t, tab, "01c-domain-dns-ok")
 	tab.SetValue("#f-redirect404", "https://go.example.com/oops")
 	if st := tab.ClickNavigate(".domainform button[type=submit]"); st != http.StatusBadRequest {
 		t.Fatalf("loop: %d", st)

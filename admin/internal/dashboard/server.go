@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"kurz/admin/internal/api"
+	"kurz/admin/internal/dnscheck"
 	"kurz/shared/clientip"
 	"kurz/shared/config"
 	"kurz/shared/pgstore"
@@ -41,6 +43,10 @@ type Server struct {
 	// as long as wrong passwords of real ones.
 	dummyHash string
 	prunedAt  atomic.Int64 // Unix nanoseconds of the last session prune
+	// dns answers the domain check; dnsSlots bounds the checks running at
+	// once, so a burst of clicks cannot pile up lookups.
+	dns      *net.Resolver
+	dnsSlots chan struct{}
 }
 
 // New builds the dashboard. Templates and assets are parsed here: a broken
@@ -53,6 +59,7 @@ func New(d Deps) (*Server, error) {
 		api: d.API, store: d.Store, cfg: d.Config, log: d.Log,
 		proxies: clientip.New(d.Config.TrustedProxies),
 		keys:    deriveKeys(d.Config.Secret),
+		dns:     dnscheck.NewResolver(d.Config.DNSServer), dnsSlots: make(chan struct{}, dnsChecksAtOnce),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -141,6 +148,7 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST /domains/new", s.signedIn(s.createDomain))
 	s.route(mux, "GET /domains/{id}/edit", s.signedIn(s.editDomainPage))
 	s.route(mux, "POST /domains/{id}/edit", s.signedIn(s.saveDomain))
+	s.route(mux, "POST /domains/{id}/check", s.signedIn(s.checkDomain))
 	s.route(mux, "GET /domains/{id}/delete", s.signedIn(s.deleteDomainPage))
 	s.route(mux, "POST /domains/{id}/delete", s.signedIn(s.deleteDomain))
 	s.visitorPageRoutes(mux, s.overlayKind())
