@@ -156,7 +156,7 @@ func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
 		}
 	}
 	if v := c.DNSServer; v != "" {
-		if h, port, err := net.SplitHostPort(v); err != nil || h == "" || port == "" {
+		if h, port, err := net.SplitHostPort(v); err != nil || h == "" || !validPort(port) {
 			return nil, fmt.Errorf("KURZ_DNS_SERVER: want host:port, such as 192.0.2.53:53, got %q", v)
 		}
 	}
@@ -374,4 +374,10 @@ func parseOrigins(v string) ([]string, error) {
 		out = append(out, u.Scheme+"://"+host)
 	}
 	return out, nil
+}
+
+// validPort reports whether p is a port number, 1 to 65535.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }

@@ -40,6 +40,7 @@ func TestLoad(t *testing.T) {
 			}
 		}},
 		{name: "dns server without port", env: map[string]string{"KURZ_DNS_SERVER": "192.0.2.53"}, wantErr: true},
+		{name: "dns server port not a number", env: map[string]string{"KURZ_DNS_SERVER": "192.0.2.53:dns"}, wantErr: true},
 		{name: "dashboard url not http", env: map[string]string{"KURZ_DASHBOARD_URL": "app.example.com"}, wantErr: true},
 		{name: "proxies", env: map[string]string{"KURZ_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1,::1"}, check: func(t *testing.T, c *Config) {
 			if len(c.TrustedProxies) != 3 || c.TrustedProxies[1].Bits() != 32 || c.TrustedProxies[2].Bits() != 128 {

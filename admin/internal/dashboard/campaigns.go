@@ -236,8 +236,18 @@ func (s *Server) removeLink(w http.ResponseWriter, r *http.Request, c *call) err
 		text = "That link was no longer in “" + name + "”."
 	}
 	s.setFlash(w, c, flash{Kind: flashOK, Text: text})
-	http.Redirect(w, r, "/campaigns/"+strconv.FormatInt(camp.ID, 10), http.StatusSeeOther)
+	http.Redirect(w, r, samePage("/campaigns/"+strconv.FormatInt(camp.ID, 10), r), http.StatusSeeOther)
 	return nil
+}
+
+// samePage is base at the page number the form was sent from (its "page"
+// field), so taking a row out does not lose the user's place.
+func samePage(base string, r *http.Request) string {
+	n, err := strconv.Atoi(r.PostFormValue("page"))
+	if err != nil || n < 2 || n > maxListPage {
+		return base
+	}
+	return base + "?page=" + strconv.Itoa(n)
 }
 
 func (s *Server) editCampaignPage(w http.ResponseWriter, r *http.Request, c *call) error {

@@ -64,7 +64,7 @@ func TestCampaignPages(t *testing.T) {
 	if p := c.post(campPath+"/assign", url.Values{"csrf": {tok}, "link": {fmt.Sprint(out.ID)}}); p.status != http.StatusSeeOther {
 		t.Fatalf("assign: %d %s", p.status, errorsOf(p.body))
 	}
-	if page := c.get(campPath); !strings.Contains(page.body, "https://example.com/outside") || !strings.Contains(page.body, "2 links") {
+	if page := c.get(campPath); !strings.Contains(page.body, "https://example.com/outside") || !strings.Contains(page.body, `<p class="count">2 links</p>`) {
 		t.Fatal("the added link is not on the campaign's page")
 	}
 	for _, v := range []string{"", "x", "-1"} {
@@ -81,11 +81,12 @@ func TestCampaignPages(t *testing.T) {
 	if l, err := e.store.LinkByID(context.Background(), ann.ID, out.ID); err != nil || l.CampaignID != nil {
 		t.Fatalf("removed link: %+v %v", l.CampaignID, err)
 	}
-	if page := c.get(campPath); !strings.Contains(page.body, "Removed from") || !strings.Contains(page.body, "1 link") {
+	if page := c.get(campPath); !strings.Contains(page.body, "Removed from") || !strings.Contains(page.body, `<p class="count">1 link</p>`) {
 		t.Fatal("the page does not show the removal")
 	}
-	if p := c.post(campPath+"/remove", url.Values{"csrf": {tok}, "link": {fmt.Sprint(out.ID)}}); p.status != http.StatusSeeOther {
-		t.Fatalf("second remove: %d", p.status)
+	// Sent from page 2 of the campaign's links: back to page 2.
+	if p := c.post(campPath+"/remove", url.Values{"csrf": {tok}, "link": {fmt.Sprint(out.ID)}, "page": {"2"}}); p.status != http.StatusSeeOther || p.header.Get("Location") != campPath+"?page=2" {
+		t.Fatalf("second remove: %d to %q", p.status, p.header.Get("Location"))
 	}
 	if page := c.get(campPath); !strings.Contains(page.body, "no longer in") {
 		t.Fatal("a stale remove does not say the link was already out")

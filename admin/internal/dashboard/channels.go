@@ -295,7 +295,7 @@ func (s *Server) removeItem(w http.ResponseWriter, r *http.Request, c *call) err
 		text = "That item was no longer in “" + ch.Name + "”."
 	}
 	s.setFlash(w, c, flash{Kind: flashOK, Text: text})
-	http.Redirect(w, r, "/channels/"+strconv.FormatInt(ch.ID, 10), http.StatusSeeOther)
+	http.Redirect(w, r, samePage("/channels/"+strconv.FormatInt(ch.ID, 10), r), http.StatusSeeOther)
 	return nil
 }
 

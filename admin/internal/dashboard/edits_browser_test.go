@@ -122,6 +122,7 @@ func TestScreenshotsDomainEdit(t *testing.T) {
 	}
 	shoot(t, tab, "01b-domain-dns-elsewhere")
 	dns.Set("go.example.com", dnstest.Records{CNAME: "sho.rt"})
+	time.Sleep(dnsCheckEvery) // one check per user in that window
 	tab.ClickNavigate(".dns-check-form button")
 	if got := tab.Text(".dns-check"); !strings.Contains(got, "go.example.com points here") {
 		t.Fatalf("check result after the fix %q", got)

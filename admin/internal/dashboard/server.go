@@ -47,6 +47,7 @@ type Server struct {
 	// once, so a burst of clicks cannot pile up lookups.
 	dns      *net.Resolver
 	dnsSlots chan struct{}
+	dnsGate  checkGate
 }
 
 // New builds the dashboard. Templates and assets are parsed here: a broken

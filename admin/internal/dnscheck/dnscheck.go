@@ -82,19 +82,24 @@ func ParseExpect(record string) (Expect, error) {
 }
 
 // Check looks host up with r and compares it with e, within ctx's
-// deadline.
+// deadline. Only public DNS names are looked up (Checkable): a user's
+// "domain" must not be a way to read this host's own view of internal
+// names.
 func Check(ctx context.Context, r *net.Resolver, host string, e Expect) Result {
 	res := Result{Host: normName(host)}
+	if why := Checkable(res.Host); why != "" {
+		return unknown(res, why)
+	}
 	addrs, err := lookup(ctx, r, res.Host)
 	switch {
 	case isNotFound(err):
 		res.Verdict = Missing
 		return res
 	case err != nil:
-		return unknown(res, "the lookup of "+res.Host+" failed: "+reason(err))
+		return unknown(res, "the lookup of "+res.Host+" failed: "+reason(ctx, err))
 	}
 	res.Addrs = addrs
-	chain := cnames(ctx, r, res.Host)
+	chain := cnames(ctx, r, res.Host, e.CNAME)
 	if len(chain) > 0 {
 		res.CNAME = chain[0]
 	}
@@ -106,7 +111,10 @@ func Check(ctx context.Context, r *net.Resolver, host string, e Expect) Result {
 	res.Want = e.Addrs
 	if e.CNAME != "" {
 		if res.Want, err = lookup(ctx, r, e.CNAME); err != nil {
-			return unknown(res, "this service's name "+e.CNAME+" does not resolve from here: "+reason(err))
+			if ctx.Err() != nil {
+				return unknown(res, "no answer in time")
+			}
+			return unknown(res, "this service's name "+e.CNAME+" does not resolve from here: "+reason(ctx, err))
 		}
 	}
 	res.Verdict = Elsewhere
@@ -119,14 +127,14 @@ func Check(ctx context.Context, r *net.Resolver, host string, e Expect) Result {
 // maxHops bounds a CNAME chain as resolvers do.
 const maxHops = 8
 
-// cnames is host's CNAME chain. Go's resolver reports one hop or the
-// whole chain's end depending on how the answer arrives, so each name is
-// asked again until it is its own canonical name; a lookup that fails
-// ends the chain (the addresses decide then).
-func cnames(ctx context.Context, r *net.Resolver, host string) []string {
+// cnames is host's CNAME chain, up to stop. Go's resolver reports one hop
+// or the whole chain's end depending on how the answer arrives, so each
+// name is asked again until it is its own canonical name; a lookup that
+// fails ends the chain (the addresses decide then).
+func cnames(ctx context.Context, r *net.Resolver, host, stop string) []string {
 	var chain []string
-	for name := host; len(chain) < maxHops; {
-		canon, err := r.LookupCNAME(ctx, name)
+	for name := host; len(chain) < maxHops && name != stop; {
+		canon, err := r.LookupCNAME(ctx, rooted(name))
 		next := normName(canon)
 		if err != nil || next == name || next == "" || slices.Contains(chain, next) {
 			return chain
@@ -137,6 +145,31 @@ func cnames(ctx context.Context, r *net.Resolver, host string) []string {
 	return chain
 }
 
+// Checkable says why a name is not looked up, "" when it is: IP
+// addresses have no record to check, and names without a dot or under
+// the special-use and private suffixes are what this host resolves
+// privately (its /etc/hosts, a cluster's service names).
+func Checkable(name string) string {
+	n := strings.Trim(normName(name), "[]")
+	if _, err := netip.ParseAddr(n); err == nil {
+		return "the domain is an IP address: there is no DNS record to check"
+	}
+	if !strings.Contains(n, ".") {
+		return "a name without a dot is not a public DNS name"
+	}
+	for _, suffix := range privateSuffixes {
+		if n == suffix || strings.HasSuffix(n, "."+suffix) {
+			return "names under ." + suffix + " are not public DNS names"
+		}
+	}
+	return ""
+}
+
+// privateSuffixes are special-use or private names (RFC 6761, RFC 6762,
+// RFC 8375, ICANN's .internal, Kubernetes' default cluster domain).
+var privateSuffixes = []string{"localhost", "local", "internal", "home.arpa", "localdomain", "lan",
+	"cluster.local", "svc", "invalid", "test", "example", "onion", "arpa"}
+
 func unknown(res Result, why string) Result {
 	res.Verdict, res.Reason = Unknown, why
 	return res
@@ -144,7 +177,7 @@ func unknown(res Result, why string) Result {
 
 // lookup returns the name's addresses, sorted; none is a not-found error.
 func lookup(ctx context.Context, r *net.Resolver, name string) ([]netip.Addr, error) {
-	ips, err := r.LookupNetIP(ctx, "ip", name)
+	ips, err := r.LookupNetIP(ctx, "ip", rooted(name))
 	if err != nil {
 		return nil, err
 	}
@@ -165,20 +198,24 @@ func isNotFound(err error) bool {
 	return errors.As(err, &de) && de.IsNotFound
 }
 
-// reason is a DNS error in words for the page, without the resolver's
-// own address.
-func reason(err error) string {
+// reason is a DNS error in fixed words for the page: the resolver's
+// message can carry its own address ("dial udp 10.0.0.53:53: …").
+func reason(ctx context.Context, err error) string {
 	var de *net.DNSError
 	switch {
-	case errors.As(err, &de) && de.IsTimeout, errors.Is(err, context.DeadlineExceeded):
+	case ctx.Err() != nil, errors.As(err, &de) && de.IsTimeout, errors.Is(err, context.DeadlineExceeded):
 		return "no answer in time"
 	case errors.As(err, &de) && de.IsNotFound:
 		return "no such name"
-	case errors.As(err, &de):
-		return de.Err
+	case errors.As(err, &de) && de.IsTemporary:
+		return "the DNS server failed to answer"
 	}
-	return "lookup failed"
+	return "the DNS server could not be asked"
 }
+
+// rooted makes name absolute, so the resolver's search list never turns
+// "go.example.com" into "go.example.com.corp.internal".
+func rooted(name string) string { return name + "." }
 
 // NewResolver is the system's resolver, or with server ("host:port") one
 // that asks that server only (an operator's split-horizon view; tests).

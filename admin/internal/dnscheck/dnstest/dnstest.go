@@ -4,6 +4,7 @@
 package dnstest
 
 import (
+	"maps"
 	"net"
 	"net/netip"
 	"strings"
@@ -26,9 +27,10 @@ type Records struct {
 
 // Server answers from its zone until the test ends.
 type Server struct {
-	Addr string // host:port
-	mu   sync.Mutex
-	zone Zone
+	Addr    string // host:port
+	mu      sync.Mutex
+	zone    Zone
+	queries int
 }
 
 // Start serves zone on 127.0.0.1.
@@ -38,14 +40,21 @@ func Start(t testing.TB, zone Zone) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Addr: pc.LocalAddr().String(), zone: zone}
+	s := &Server{Addr: pc.LocalAddr().String(), zone: maps.Clone(zone)}
 	done := make(chan struct{})
 	go s.serve(pc, done)
 	t.Cleanup(func() { pc.Close(); <-done })
 	return s
 }
 
-// Set changes one name's records.
+// Queries is how many questions the server has read.
+func (s *Server) Queries() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queries
+}
+
+// Set changes one name's records (Start copied the zone it was given).
 func (s *Server) Set(name string, r Records) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,6 +88,7 @@ func (s *Server) answer(req []byte) ([]byte, bool) {
 	name := strings.TrimSuffix(strings.ToLower(q.Name.String()), ".")
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.queries++
 	rec, found := s.zone[name]
 	if rec.Silent {
 		return nil, false
