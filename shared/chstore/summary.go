@@ -140,6 +140,19 @@ const rangeDimsFrom = `(SELECT 'country' AS dim, country AS value, count() AS hi
 
 const rangeDimsBranches = 7
 
+// dailyDimsFrom is rangeDimsFrom without the raw clicks: what a range
+// reads when clicks holds none of the target's human clicks in it, which
+// legacyInRangeSQL tells in ~3 ms. The six raw branches cost ~10 ms even
+// over an empty table (18.16, 30 days of the busiest of 100k links: 21-46
+// against 8-15 ms), and every kurz since 0011 writes click_events only.
+// Its arguments are kind, id, from, end.
+const dailyDimsFrom = `(SELECT dim, value, hits FROM click_dims_daily` + dailyWhere + rangeDimsIn + `)`
+
+// legacyInRangeSQL counts the target's human clicks of a range in clicks:
+// kind, id, from, end (Unix seconds).
+const legacyInRangeSQL = `SELECT count() FROM clicks WHERE kind = ? AND target_id = ?
+	AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human'`
+
 // ReadSummary returns the all-time stats of the link (click.KindLink) or QR
 // code (click.KindQR) with id. An id nobody visited has all zeros. A
 // ClickHouse failure wraps link.ErrUnavailable.
@@ -182,11 +195,19 @@ func ReadRangeBreakdown(ctx context.Context, conn driver.Conn, kind click.Kind, 
 	if err := wholeDays(from, end); err != nil {
 		return RangeBreakdown{}, err
 	}
-	args := make([]any, 0, 4*rangeDimsBranches)
-	for range rangeDimsBranches {
+	var legacy uint64
+	if err := conn.QueryRow(ctx, legacyInRangeSQL, kn, uint64(id), from.Unix(), end.Unix()).Scan(&legacy); err != nil {
+		return RangeBreakdown{}, Unavailable("read legacy clicks of a range", err)
+	}
+	source, branches := dailyDimsFrom, 1
+	if legacy > 0 {
+		source, branches = rangeDimsFrom, rangeDimsBranches
+	}
+	args := make([]any, 0, 4*branches)
+	for range branches {
 		args = append(args, kn, uint64(id), from.Unix(), end.Unix())
 	}
-	byDim, err := readDims(ctx, conn, rangeDimsFrom, args...)
+	byDim, err := readDims(ctx, conn, source, args...)
 	if err != nil {
 		return RangeBreakdown{}, err
 	}
