@@ -65,6 +65,23 @@ type linkQuery struct {
 	page          int
 }
 
+// filteredRankNeed is the least of the ranking a filtered list by clicks
+// reads first. Such a walk skips the ranked links the filter drops (a
+// search matching 1% of them finds its first page ~2,600 deep), and each
+// extension of the ranking is another read of the owner's whole sum:
+// 15 ms for the top 1,000 of 100k links and then 18 ms for 4,000, where
+// 4,000 at once took 18 ms (18.16, clickhouse-client --time, five runs).
+const filteredRankNeed = 2000
+
+// rankNeed is how far into the click ranking the page may reach.
+func (q *linkQuery) rankNeed() int {
+	need := q.page*linksPerPage + 1
+	if q.search != "" || q.campaign != 0 || q.channel != 0 {
+		need = max(need, filteredRankNeed)
+	}
+	return need
+}
+
 func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) error {
 	q, err := parseLinkQuery(r.URL.Query())
 	if err != nil {
@@ -78,7 +95,7 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 		Limit: linksPerPage, After: q.after, Before: q.before}
 	if q.byClicks {
 		d.Sort = "clicks"
-		rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID, q.page*linksPerPage+1)
+		rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID, q.rankNeed())
 		if err != nil {
 			return err
 		}

@@ -429,3 +429,24 @@ func shootFilters(t *testing.T, e *env, tab *browsertest.Tab, name string) {
 func rowsOfTab(tab *browsertest.Tab) []string {
 	return browsertest.Eval[[]string](tab, `Array.from(document.querySelectorAll("tbody tr[data-id]")).map(r => r.dataset.id)`)
 }
+
+// TestRankNeed: a filtered list by clicks reads a longer start of the
+// ranking at once; an unfiltered one only as far as its page.
+func TestRankNeed(t *testing.T) {
+	tests := []struct {
+		q    linkQuery
+		want int
+	}{
+		{linkQuery{page: 1}, linksPerPage + 1},
+		{linkQuery{page: 40}, 40*linksPerPage + 1},
+		{linkQuery{page: 1, search: "spring"}, filteredRankNeed},
+		{linkQuery{page: 1, campaign: 3}, filteredRankNeed},
+		{linkQuery{page: 1, channel: 3}, filteredRankNeed},
+		{linkQuery{page: 200, search: "spring"}, 200*linksPerPage + 1},
+	}
+	for _, tt := range tests {
+		if got := tt.q.rankNeed(); got != tt.want {
+			t.Errorf("%+v: %d, want %d", tt.q, got, tt.want)
+		}
+	}
+}
