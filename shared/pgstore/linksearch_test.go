@@ -129,8 +129,19 @@ func TestSearchLinksFilter(t *testing.T) {
 		t.Errorf("by clicks, last page: %v older=%v newer=%v", got, p.Older, p.Newer)
 	}
 	p, _ = st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Rank: rank, Search: "title", Limit: 10})
-	if got := aliases(p); !slices.Equal(got, []string{"l1", "l6", "l5", "l4", "l2", "l0"}) {
-		t.Errorf("by clicks with search: %v", got)
+	if got := aliases(p); !slices.Equal(got, []string{"l1", "l6", "l5", "l4", "l2", "l0"}) || p.Total != 6 {
+		t.Errorf("by clicks with search: %v (total %d)", got, p.Total)
+	}
+	// NoTotal: the same page, no count.
+	q := pgstore.LinkQuery{UserID: alice, Rank: rank, Search: "title", Limit: 10, NoTotal: true}
+	if p, err := st.SearchLinks(ctx, q); err != nil || !slices.Equal(aliases(p), []string{"l1", "l6", "l5", "l4", "l2", "l0"}) || p.Total != 0 {
+		t.Errorf("without the total: %v (total %d) %v", aliases(p), p.Total, err)
+	}
+	// A failing count fails the page, as a failing page read does.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := st.SearchLinks(cancelled, pgstore.LinkQuery{UserID: alice, Limit: 10}); err == nil {
+		t.Error("a cancelled search answered")
 	}
 }
 

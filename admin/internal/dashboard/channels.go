@@ -233,7 +233,7 @@ func (s *Server) channelChoices(r *http.Request, c *call) ([]choiceGroup, error)
 // values are prefix and the link's id.
 func (s *Server) linkOptions(r *http.Request, c *call, prefix string) (choiceGroup, error) {
 	g := choiceGroup{Label: "Links"}
-	page, err := s.store.SearchLinks(r.Context(), pgstore.LinkQuery{UserID: c.user.ID, Limit: choiceLimit})
+	page, err := s.store.SearchLinks(r.Context(), pgstore.LinkQuery{UserID: c.user.ID, Limit: choiceLimit, NoTotal: true})
 	if err != nil {
 		return g, err
 	}

@@ -81,7 +81,7 @@ func (s *Server) topLinks(ctx context.Context, c *call) (rows []linkRow, down bo
 	if err != nil || !up || len(rank.IDs) == 0 {
 		return nil, !up, err
 	}
-	page, err := s.store.SearchLinks(ctx, pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen, Rank: rank})
+	page, err := s.store.SearchLinks(ctx, pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen, Rank: rank, NoTotal: true})
 	if err != nil {
 		return nil, false, err
 	}
