@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 
 	"kurz/shared/link"
 )
@@ -284,20 +285,32 @@ const listLinksSQL = `SELECT ` + linkColumns + ` WHERE l.user_id = $1 ORDER BY l
 // ListLinks returns a page of the user's links, newest first, or in the
 // order of rank when it is not nil, and the user's total.
 func (s *Store) ListLinks(ctx context.Context, userID int64, rank *ClickRanking, limit, offset int) ([]link.Link, int, error) {
-	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM links WHERE user_id = $1`, userID).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
-	}
-	if rank != nil {
-		out, _, err := s.rankedPage(ctx, linkFilter{userID: userID}, rank, offset, limit)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list links of user %d: %w", userID, err)
+	// The count and the page are read side by side (as SearchLinks does):
+	// counting 100k links is 10-20 ms the page need not wait for.
+	var (
+		total int
+		out   []link.Link
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := s.pool.QueryRow(gctx, `SELECT count(*) FROM links WHERE user_id = $1`, userID).Scan(&total); err != nil {
+			return fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
 		}
-		return out, total, nil
-	}
-	out, err := s.queryLinks(ctx, listLinksSQL, userID, limit, offset)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list links of user %d: %w", userID, err)
+		return nil
+	})
+	g.Go(func() (err error) {
+		if rank != nil {
+			out, _, err = s.rankedPage(gctx, linkFilter{userID: userID}, rank, offset, limit)
+		} else {
+			out, err = s.queryLinks(gctx, listLinksSQL, userID, limit, offset)
+		}
+		if err != nil {
+			return fmt.Errorf("list links of user %d: %w", userID, err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
 	}
 	return out, total, nil
 }
