@@ -47,9 +47,13 @@ var shardingKeys = map[string]string{
 	"click_owner_totals":    "cityHash64(target_id)",
 	"click_events":          "cityHash64(target_id)",
 	"click_dims_daily":      "cityHash64(target_id)",
-	// A Null table: what a shard's views pass on within one insert
-	// (0011). Nothing is stored or read through its Distributed table.
-	"click_batch": "cityHash64(target_id)",
+	"click_uniques":         "cityHash64(target_id)",
+	"click_daily_uniques":   "cityHash64(target_id)",
+	"click_hourly_uniques":  "cityHash64(target_id)",
+	// Null tables: what a shard's views pass on within one insert (0011,
+	// 0012). Nothing is stored or read through their Distributed tables.
+	"click_batch":         "cityHash64(target_id)",
+	"click_uniques_batch": "cityHash64(target_id)",
 	// No target column: the view's rows land on their clicks' shards, a
 	// backfill's by owner; reads merge both.
 	"click_owner_daily": "cityHash64(owner_id)",
@@ -62,7 +66,7 @@ var shardingKeys = map[string]string{
 // for ClickHouse 18.16, which pushes a view's output to the views on the
 // view): on a cluster each shard has them under their own name, so a view
 // reading one reads it as it is, not a _local table.
-var chainedViews = map[string]bool{"click_events_batch_mv": true}
+var chainedViews = map[string]bool{"click_events_batch_mv": true, "click_events_uniques_mv": true}
 
 // LocalSuffix names a table's per-shard part on a cluster.
 const LocalSuffix = "_local"

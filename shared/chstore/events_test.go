@@ -16,9 +16,10 @@ import (
 )
 
 // aggregateReads finalise every aggregate table the views of clicks (0002–
-// 0010) and of click_events (0011) fill, one line per key. click_totals'
-// and click_hourly's visitor states are left out: nothing reads them, and
-// 0011 leaves them empty. The product's reads of date ranges, which read
+// 0010, 0012) and of click_events (0011, 0012) fill, one line per key.
+// The uniq states of click_totals, click_hourly, click_visitors and
+// click_hourly_visitors are left out: nothing reads them, 0011 leaves the
+// first two empty and 0012 stops filling the other two. The product's reads of date ranges, which read
 // click_dims_daily for click_events and the raw rows for clicks, are
 // compared in TestClickEventsCountAsClicks itself.
 var aggregateReads = map[string]string{
@@ -36,10 +37,12 @@ var aggregateReads = map[string]string{
 		GROUP BY kind, target_id, dim, value ORDER BY l`,
 	"click_owner_totals": `SELECT concat(toString(kind), ' ', toString(owner_id), ' ', toString(target_id), ' ', toString(sum(humans))) AS l
 		FROM click_owner_totals GROUP BY kind, owner_id, target_id ORDER BY l`,
-	"click_visitors": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(uniqIfMerge(visitors))) AS l
-		FROM click_visitors GROUP BY kind, target_id ORDER BY l`,
-	"click_hourly_visitors": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(hour), ' ', toString(uniqIfMerge(visitors))) AS l
-		FROM click_hourly_visitors GROUP BY kind, target_id, hour ORDER BY l`,
+	"click_uniques": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(` + chstore.VisitorsMerge + `)) AS l
+		FROM click_uniques GROUP BY kind, target_id ORDER BY l`,
+	"click_daily_uniques": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(day), ' ', toString(` + chstore.VisitorsMerge + `)) AS l
+		FROM click_daily_uniques GROUP BY kind, target_id, day ORDER BY l`,
+	"click_hourly_uniques": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(hour), ' ', toString(` + chstore.VisitorsMerge + `)) AS l
+		FROM click_hourly_uniques GROUP BY kind, target_id, hour ORDER BY l`,
 	"click_owner_daily": `SELECT concat(toString(kind), ' ', toString(owner_id), ' ', toString(day), ' ', toString(countMerge(humans)), ' ',
 		toString(uniqHLL12Merge(visitors))) AS l
 		FROM click_owner_daily GROUP BY kind, owner_id, day ORDER BY l`,
@@ -48,12 +51,13 @@ var aggregateReads = map[string]string{
 // The truth the aggregates must hold, from the raw rows: as many keys as
 // these count.
 var aggregateKeys = map[string]string{
-	"click_totals":          `SELECT count() FROM (SELECT DISTINCT kind, target_id FROM ` + click.RawSource + `)`,
-	"click_hourly":          `SELECT count() FROM (SELECT DISTINCT kind, target_id, toStartOfHour(ts) FROM ` + click.RawSource + `)`,
-	"click_visitors":        `SELECT count() FROM (SELECT DISTINCT kind, target_id FROM ` + click.RawSource + `)`,
-	"click_hourly_visitors": `SELECT count() FROM (SELECT DISTINCT kind, target_id, toStartOfHour(ts) FROM ` + click.RawSource + `)`,
-	"click_owner_totals":    `SELECT count() FROM (SELECT DISTINCT kind, owner_id, target_id FROM ` + click.RawSource + ` WHERE class = 'human')`,
-	"click_owner_daily":     `SELECT count() FROM (SELECT DISTINCT kind, owner_id, toDate(ts) FROM ` + click.RawSource + ` WHERE class = 'human')`,
+	"click_totals":         `SELECT count() FROM (SELECT DISTINCT kind, target_id FROM ` + click.RawSource + `)`,
+	"click_hourly":         `SELECT count() FROM (SELECT DISTINCT kind, target_id, toStartOfHour(ts) FROM ` + click.RawSource + `)`,
+	"click_uniques":        `SELECT count() FROM (SELECT DISTINCT kind, target_id FROM ` + click.RawSource + ` WHERE class = 'human')`,
+	"click_daily_uniques":  `SELECT count() FROM (SELECT DISTINCT kind, target_id, toDate(ts) FROM ` + click.RawSource + ` WHERE class = 'human')`,
+	"click_hourly_uniques": `SELECT count() FROM (SELECT DISTINCT kind, target_id, toStartOfHour(ts) FROM ` + click.RawSource + ` WHERE class = 'human')`,
+	"click_owner_totals":   `SELECT count() FROM (SELECT DISTINCT kind, owner_id, target_id FROM ` + click.RawSource + ` WHERE class = 'human')`,
+	"click_owner_daily":    `SELECT count() FROM (SELECT DISTINCT kind, owner_id, toDate(ts) FROM ` + click.RawSource + ` WHERE class = 'human')`,
 }
 
 func readAggregates(t *testing.T, conn driver.Conn) map[string][]string {

@@ -40,9 +40,9 @@ func TestInsertBlockFeedsAggregates(t *testing.T) {
 	}
 
 	var clicks, uniq, bots, previews uint64
-	// Distinct visitors live in click_visitors (0009); click_totals' own
+	// Distinct visitors live in click_uniques (0012); click_totals' own
 	// column is not read and, since 0011, left empty.
-	err := conn.QueryRow(ctx, `SELECT countIfMerge(humans), (SELECT uniqIfMerge(visitors) FROM click_visitors WHERE kind = 'link' AND target_id = 42),
+	err := conn.QueryRow(ctx, `SELECT countIfMerge(humans), (SELECT `+chstore.VisitorsMerge+` FROM click_uniques WHERE kind = 'link' AND target_id = 42),
 		countIfMerge(bots), countIfMerge(previews)
 		FROM click_totals WHERE kind = 'link' AND target_id = 42`).Scan(&clicks, &uniq, &bots, &previews)
 	if err != nil {

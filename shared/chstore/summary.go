@@ -74,13 +74,21 @@ type Summary struct {
 	Breakdown
 }
 
+// VisitorsMerge turns the visitor sketches of click_uniques,
+// click_daily_uniques or click_hourly_uniques (0012) into a number of
+// distinct visitors. Every read of unique clicks uses it, so a link's
+// all-time number, a date range's and a list row's come from one
+// estimator: exact below ~2,000 distinct visitors, within ~2% above
+// (docs/dashboard.md, "Unique clicks: the estimator").
+const VisitorsMerge = `uniqCombinedMerge(15)(visitors)`
+
 // totalsSQL reads the all-time counters of one target (0002) and its
-// distinct visitors (0009: a table of small granules, so that one target's
-// uniq state is read without 8191 others). On an unknown target it returns
+// distinct visitors (0012: a table of small granules, so that one target's
+// sketch is read without its neighbours'). On an unknown target it returns
 // one row of zeros: aggregates without GROUP BY always answer. Its
 // arguments are kind and id, twice.
 const totalsSQL = `SELECT countIfMerge(humans),
-	(SELECT uniqIfMerge(visitors) FROM click_visitors WHERE kind = ? AND target_id = ?),
+	(SELECT ` + VisitorsMerge + ` FROM click_uniques WHERE kind = ? AND target_id = ?),
 	countIfMerge(bots), countIfMerge(previews), countIfMerge(prefetches)
 FROM click_totals WHERE kind = ? AND target_id = ?`
 

@@ -22,10 +22,10 @@ type Totals struct {
 
 // listTotalsSQL reads the all-time human clicks of many targets at once from
 // click_totals (0002), the table the single-target Summary reads: a list
-// row and the target's own page always agree. uniq states are the costly
-// part of a read (up to 256 KiB for a hot target), so they are merged only
-// when asked for, from click_visitors (0009) as the Summary's are; that
-// query takes kind and the set twice. Targets nobody visited have no row.
+// row and the target's own page always agree. Visitor sketches are the
+// costly part of a read (up to ~24 KiB for a hot target), so they are
+// merged only when asked for, from click_uniques (0012) as the Summary's
+// are; that query takes kind and the set twice. Targets nobody visited have no row.
 const (
 	listTotalsSQL = `SELECT target_id, countIfMerge(humans), toUInt64(0)
 FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id`
@@ -33,8 +33,8 @@ FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id`
 	SELECT target_id, countIfMerge(humans) AS c, toUInt64(0) AS u
 	FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id
 	UNION ALL
-	SELECT target_id, toUInt64(0) AS c, uniqIfMerge(visitors) AS u
-	FROM click_visitors WHERE kind = ? AND target_id IN ? GROUP BY target_id
+	SELECT target_id, toUInt64(0) AS c, ` + VisitorsMerge + ` AS u
+	FROM click_uniques WHERE kind = ? AND target_id IN ? GROUP BY target_id
 ) GROUP BY target_id`
 )
 

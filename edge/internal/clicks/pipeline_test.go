@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"kurz/shared/chstore"
 	"kurz/shared/chstore/chtest"
 	"kurz/shared/click"
 )
@@ -87,7 +88,7 @@ func TestEnrichedRowsAndAggregates(t *testing.T) {
 	}
 
 	var clicks, unique, previews uint64
-	if err := conn.QueryRow(context.Background(), `SELECT countIfMerge(humans), (SELECT uniqIfMerge(visitors) FROM click_visitors WHERE kind = 'link' AND target_id = 77),
+	if err := conn.QueryRow(context.Background(), `SELECT countIfMerge(humans), (SELECT `+chstore.VisitorsMerge+` FROM click_uniques WHERE kind = 'link' AND target_id = 77),
 		countIfMerge(previews) FROM click_totals WHERE kind = 'link' AND target_id = 77`).Scan(&clicks, &unique, &previews); err != nil {
 		t.Fatal(err)
 	}
