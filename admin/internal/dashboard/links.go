@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/errgroup"
+
 	"kurz/admin/internal/stats"
 	"kurz/shared/link"
 	"kurz/shared/pgstore"
@@ -92,10 +94,30 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 		return err
 	}
 	pq := pgstore.LinkQuery{UserID: c.user.ID, Search: q.search, CampaignID: q.campaign, ChannelID: q.channel,
-		Limit: linksPerPage, After: q.after, Before: q.before}
+		Limit: linksPerPage, After: q.after, Before: q.before, NoTotal: true}
+	// The count (10-25 ms for 100k links) needs neither the ranking nor the
+	// page, so it runs beside the whole chain of reads that does: ranking,
+	// page, numbers. Each goroutine writes its own fields of d.
+	g, ctx := errgroup.WithContext(r.Context())
+	g.Go(func() (err error) {
+		d.Total, err = s.store.CountMatching(ctx, pq)
+		return err
+	})
+	g.Go(func() error { return s.linkRows(ctx, &d, q, pq) })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	allowImages(w.Header(), c.nonce, qrOrigins(d.Rows))
+	s.render(w, r, c, http.StatusOK, "links", "Links", d)
+	return nil
+}
+
+// linkRows reads the page of links q selects, in date order or by clicks,
+// with their numbers, into d: everything of the table but its count.
+func (s *Server) linkRows(ctx context.Context, d *linksData, q linkQuery, pq pgstore.LinkQuery) error {
 	if q.byClicks {
 		d.Sort = "clicks"
-		rank, up, err := s.api.LinkRanking(r.Context(), c.user.ID, q.rankNeed())
+		rank, up, err := s.api.LinkRanking(ctx, pq.UserID, q.rankNeed())
 		if err != nil {
 			return err
 		}
@@ -105,17 +127,14 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 			d.StatsDown, d.SortedByDate = true, true
 		}
 	}
-	page, err := s.store.SearchLinks(r.Context(), pq)
+	page, err := s.store.SearchLinks(ctx, pq)
 	if err != nil {
 		return err
 	}
-	if err := s.fillRows(r.Context(), &d, page.Links, true); err != nil {
+	if err := s.fillRows(ctx, d, page.Links, true); err != nil {
 		return err
 	}
-	d.Total = page.Total
 	d.NewerURL, d.OlderURL = pageURLs(q, pq.Rank != nil, page)
-	allowImages(w.Header(), c.nonce, qrOrigins(d.Rows))
-	s.render(w, r, c, http.StatusOK, "links", "Links", d)
 	return nil
 }
 
