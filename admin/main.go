@@ -30,6 +30,7 @@ const usage = `usage: admin <command> [flags]
 
 commands:
   migrate        apply all PostgreSQL and ClickHouse migrations (idempotent)
+                 [--accept-lost-unique-clicks: see docs/operations.md]
   serve          run the admin API and dashboard (KURZ_ADMIN_ADDR; the dashboard alone
                  also on KURZ_DASHBOARD_ADDR) and the price API (also KURZ_PRICE_ADDR)
   user create    create a user and print its API key as one JSON line
@@ -75,7 +76,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	switch args[0] {
 	case "migrate":
-		err = migrate(ctx, cfg, log)
+		err = migrate(ctx, cfg, log, args[1:])
 	case "serve":
 		err = serve(ctx, cfg, log)
 	case "user":

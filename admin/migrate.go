@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -16,8 +17,18 @@ import (
 // migrate applies both stores' migrations. PostgreSQL holds an advisory
 // lock while it migrates, and another while ClickHouse's run: ClickHouse
 // statements are idempotent, but its guarded backfills are not when two
-// migrators run them at once.
-func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+// migrators run them at once. args are the command's flags.
+func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string) error {
+	flags := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	var o chstore.MigrateOptions
+	flags.BoolVar(&o.AcceptLostUniques, "accept-lost-unique-clicks", false,
+		"let ClickHouse 0012 run although raw months were dropped: their visitors go missing from unique clicks")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", flags.Arg(0))
+	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
@@ -43,7 +54,7 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := st.WithClickHouseMigrationLock(ctx, func() error { return chstore.MigrateCluster(ctx, ch, chFS, cluster) }); err != nil {
+	if err := st.WithClickHouseMigrationLock(ctx, func() error { return chstore.MigrateClusterWith(ctx, ch, chFS, cluster, o) }); err != nil {
 		return fmt.Errorf("clickhouse: %w", err)
 	}
 	log.Info("migrations applied", "took", time.Since(start).String(), "clickhouse_cluster", cluster.Name)

@@ -8,10 +8,12 @@
 -- 13-35 ms to read and the 25 busiest links of a list page 170-206 ms
 -- (18.16, 100k links, 10M clicks). A uniqCombined(15) state is a sorted
 -- array, then a small hash set, then a 2^15-cell HyperLogLog: the same 25
--- links read in 11-20 ms. Its price is accuracy: exact below ~2,000
--- distinct visitors per state (every link with fewer was exact on that
--- data), at most 1.8% off above it, against uniq's 0.67% above 65,536.
--- docs/dashboard.md, "Unique clicks: the estimator", has the measurements.
+-- links read in 11-20 ms. Its price is accuracy: exact up to ~2,000
+-- distinct visitors per state, typically within 1% above, except between
+-- ~80,000 and ~100,000, where the estimate (no bias correction at
+-- precision 15) over-counts by 1-2.5% on average and up to ~3.5%;
+-- uniq was exact up to 65,536 and ~1% off above. docs/dashboard.md,
+-- "Unique clicks: the estimator", has the measurements.
 --
 -- Why three grains: a date range of whole days merges its days' states
 -- (90 for 90 days instead of 2,160 hourly ones: the range's read is the
@@ -28,9 +30,13 @@
 --
 -- The uniq views into click_visitors and click_hourly_visitors are dropped
 -- at the end: nothing reads those tables any more, and each insert no
--- longer writes and merges their parts. The tables stay for an admin of
--- an earlier version during a rollout (its unique clicks stop moving until
--- it is replaced); a later file can drop them.
+-- longer writes and merges their parts. The tables stay for an admin or
+-- edge (its public stats page) of an earlier version during a rollout: the
+-- unique clicks they show stop moving until they are replaced. A later
+-- file can drop the tables.
+--
+-- chstore.Migrate refuses this file where raw months were dropped for
+-- retention (checkRawComplete): their visitors cannot be rebuilt.
 CREATE TABLE IF NOT EXISTS click_uniques (
     kind Enum8('link' = 1, 'qr' = 2),
     target_id UInt64,

@@ -235,7 +235,7 @@ func TestReplicatedClusterReplicates(t *testing.T) {
 		if err := replica.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = ?", click.Table+chstore.LocalSuffix).Scan(&engine); err != nil || engine != "ReplicatedMergeTree" {
 			t.Fatalf("%s: %s_local engine %q, %v", chstore.Redact(dsn), click.Table, engine, err)
 		}
-		for _, tbl := range []string{"clicks", click.Table, "click_totals", "click_hourly", "click_dims_total", "click_dims_daily", "click_visitors", "click_hourly_visitors", "click_owner_totals", "click_owner_daily"} {
+		for _, tbl := range []string{"clicks", click.Table, "click_totals", "click_hourly", "click_dims_total", "click_dims_daily", "click_uniques", "click_daily_uniques", "click_hourly_uniques", "click_owner_totals", "click_owner_daily"} {
 			if err := replica.Exec(ctx, "SYSTEM SYNC REPLICA "+tbl+chstore.LocalSuffix); err != nil {
 				t.Fatalf("%s: sync %s: %v", chstore.Redact(dsn), tbl, err)
 			}
@@ -285,6 +285,12 @@ func TestClusterBackfills(t *testing.T) {
 	}
 	if owners != humans {
 		t.Fatalf("click_owner_totals holds %d human clicks after its backfill, the raw table %d", owners, humans)
+	}
+	// 0012's sketches, rebuilt from the raw rows of every shard.
+	for table, c := range readUniques(t, conn) {
+		if c.exact == 0 || c.stored != c.exact || c.keys != c.rawKeys {
+			t.Errorf("%s holds %d visitors in %d keys after the backfill; the raw rows %d in %d keys", table, c.stored, c.keys, c.exact, c.rawKeys)
+		}
 	}
 }
 

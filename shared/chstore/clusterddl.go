@@ -34,8 +34,8 @@ import (
 // its Distributed table spreads inserted rows by. Clicks go by target, so
 // a link's or QR code's raw rows and every per-target aggregate its rows
 // feed (totals, hourly, dims, visitors, owner totals) live on one shard:
-// one target's reads touch one shard's data, and its uniq states are
-// never split. Reads do not depend on that: they merge partial aggregates
+// one target's reads touch one shard's data, and its visitor sketches
+// are never split. Reads do not depend on that: they merge partial aggregates
 // across shards. A table missing here cannot be created on a cluster.
 var shardingKeys = map[string]string{
 	"clicks":                "cityHash64(target_id)",

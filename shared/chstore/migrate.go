@@ -51,6 +51,11 @@ func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
 // (clusterStatements); schema_migrations is then a Distributed table
 // too, so every server reads the same versions.
 func MigrateCluster(ctx context.Context, conn driver.Conn, fsys fs.FS, c Cluster) error {
+	return MigrateClusterWith(ctx, conn, fsys, c, MigrateOptions{})
+}
+
+// MigrateClusterWith is MigrateCluster with an operator's options.
+func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Cluster, o MigrateOptions) error {
 	if err := c.Check(); err != nil {
 		return err
 	}
@@ -81,6 +86,11 @@ func MigrateCluster(ctx context.Context, conn driver.Conn, fsys fs.FS, c Cluster
 		}
 		if applied[f.version] {
 			continue
+		}
+		if f.version == uniquesFromRaw {
+			if err := checkRawComplete(ctx, conn, o); err != nil {
+				return err
+			}
 		}
 		if err := r.apply(ctx, fsys, f); err != nil {
 			return err

@@ -79,8 +79,10 @@ var clickTables = []string{
 	"clicks_hourly_uniques_mv", "clicks_daily_uniques_mv", "clicks_uniques_mv",
 }
 
-// droppedTables were dropped by a later migration (0008).
-var droppedTables = []string{"click_touches", "click_touches_mv"}
+// droppedTables were dropped by a later migration (0008, 0012).
+var droppedTables = []string{"click_touches", "click_touches_mv",
+	"click_events_visitors_mv", "click_batch_visitors_mv", "click_events_hourly_visitors_mv",
+	"click_batch_hourly_visitors_mv", "click_visitors_mv", "click_hourly_visitors_mv"}
 
 func checkTables(t *testing.T, conn driver.Conn) {
 	t.Helper()

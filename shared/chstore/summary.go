@@ -78,8 +78,9 @@ type Summary struct {
 // click_daily_uniques or click_hourly_uniques (0012) into a number of
 // distinct visitors. Every read of unique clicks uses it, so a link's
 // all-time number, a date range's and a list row's come from one
-// estimator: exact below ~2,000 distinct visitors, within ~2% above
-// (docs/dashboard.md, "Unique clicks: the estimator").
+// estimator: exact up to ~2,000 distinct visitors, typically within 1%
+// above, up to ~3.5% over between ~80,000 and ~100,000 (docs/api.md,
+// "uniqueClicks").
 const VisitorsMerge = `uniqCombinedMerge(15)(visitors)`
 
 // totalsSQL reads the all-time counters of one target (0002) and its

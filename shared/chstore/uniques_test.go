@@ -2,6 +2,7 @@ package chstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +158,42 @@ func TestUniquesGrainsAgree(t *testing.T) {
 	s, err := chstore.ReadSummary(ctx, conn, click.KindLink, 5)
 	if err != nil || s.UniqueClicks != all || s.Clicks != uint64(len(rows)) {
 		t.Fatalf("summary %+v, %v: want %d clicks, %d unique", s, err, len(rows), all)
+	}
+}
+
+// TestUniquesRefuseLostRaw: where raw months were dropped for retention,
+// 0012 (which rebuilds unique clicks from the raw rows) stops with an
+// error that says what would be lost and how to accept it, applying
+// nothing; with the operator's acceptance it runs, and the sketches hold
+// the visitors of the months kept.
+func TestUniquesRefuseLostRaw(t *testing.T) {
+	conn := emptyDB(t)
+	ctx := context.Background()
+	if err := chstore.Migrate(ctx, conn, upTo(t, 12)); err != nil {
+		t.Fatal(err)
+	}
+	march, april := visits(0, 300), visits(1000, 300)
+	for i := range april {
+		april[i].UnixNano += int64(31 * 24 * time.Hour)
+	}
+	insertVisits(t, conn, click.Table, append(march, april...))
+	if err := conn.Exec(ctx, "ALTER TABLE "+click.Table+" DROP PARTITION 202603"); err != nil {
+		t.Fatal(err)
+	}
+	err := chstore.Migrate(ctx, conn, embedded(t))
+	if err == nil || !strings.Contains(err.Error(), "--accept-lost-unique-clicks") || !strings.Contains(err.Error(), "have no raw row") {
+		t.Fatalf("0012 over dropped raw months: %v", err)
+	}
+	var n uint64
+	if err := conn.QueryRow(ctx, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'click_uniques'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("refused 0012 created click_uniques (%d, %v)", n, err)
+	}
+	if err := chstore.MigrateClusterWith(ctx, conn, embedded(t), chstore.Cluster{}, chstore.MigrateOptions{AcceptLostUniques: true}); err != nil {
+		t.Fatal(err)
+	}
+	for table, c := range readUniques(t, conn) {
+		if c.exact == 0 || c.stored != c.exact || c.keys != c.rawKeys {
+			t.Errorf("%s holds %d visitors in %d keys; the raw rows kept, %d in %d keys", table, c.stored, c.keys, c.exact, c.rawKeys)
+		}
 	}
 }
