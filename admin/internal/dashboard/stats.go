@@ -185,7 +185,7 @@ func (s *Server) showStats(w http.ResponseWriter, r *http.Request, c *call, subj
 // Two reads, side by side: the range (series, breakdowns with devices and
 // every country, the visits that were not people) and the all-time
 // counts. The page shows no all-time distinct visitors or breakdowns, so
-// it reads none: a busy link's uniq state is the costliest read there is.
+// it reads none.
 func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData, reads statsReads) error {
 	var (
 		rg       *stats.Range
@@ -212,7 +212,7 @@ func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData
 	d.Narrow = buildChart(rg.Series, q.iv, narrowChart, "chart-narrow")
 	d.Chart.Noun, d.Narrow.Noun = d.Subject.Noun(), d.Subject.Noun()
 	d.Social = reads.social(rg.Categories)
-	d.Map = buildWorldMap(rg.CountryCodes)
+	d.Map = buildWorldMap(rg.CountryCodes, d.Subject.One(), d.Subject.Noun())
 	d.Countries = countList{"countries", "Country", d.Subject.Counted, countRows(rg.Countries, true)}
 	d.Referrers = countList{"referrers", "Referrer", d.Subject.Counted, countRows(rg.Referrers, false)}
 	d.Browsers = countList{"browsers", "Browser", d.Subject.Counted, countRows(rg.Browsers, false)}
