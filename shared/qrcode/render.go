@@ -143,8 +143,27 @@ func encode(content string, withLogo bool) (*qr.QRCode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode qr: %w", err)
 	}
+	// A code that does not read back is replaced by the same content one
+	// version (4 modules a side) up, which does (readsBack); if none of a
+	// few does, the smallest stays: it is still a valid code.
+	if readsBack(code, content) {
+		return code, nil
+	}
+	first := version(code)
+	for v := first + 1; v <= min(first+readBackVersions, 40); v++ {
+		next, err := qr.NewWith(content, qr.WithEncodingMode(qr.EncModeByte), qr.WithErrorCorrectionLevel(level), qr.WithVersion(v))
+		if err != nil {
+			break
+		}
+		if readsBack(next, content) {
+			return next, nil
+		}
+	}
 	return code, nil
 }
+
+// version is code's QR version (1-40), from its modules a side.
+func version(code *qr.QRCode) int { return (code.Dimension() - 17) / 4 }
 
 // MinPNGSize is the smallest PNG size at which content renders (one pixel per
 // module plus the quiet zone), for callers that want to clamp instead of
