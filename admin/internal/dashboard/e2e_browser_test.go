@@ -79,11 +79,14 @@ func TestBrowserEndToEndEdge(t *testing.T) {
 	stats := e.base + "/links/" + id + "/stats"
 	// One INSERT fills ClickHouse's tables one after another, and a page
 	// read meanwhile can see the clicks in the hours but not yet in the
-	// breakdowns: wait until the range's clicks and its devices show both.
-	waitFor(t, 20*time.Second, "both clicks on the statistics page", func() bool {
+	// breakdowns or the visitor sketches (0012's views, created last): wait
+	// until the range's clicks, its devices and its unique clicks show
+	// both; a unique count that never reaches 2 still fails here.
+	waitFor(t, 20*time.Second, "both clicks and both visitors on the statistics page", func() bool {
 		tab.Open(stats)
 		return browsertest.Eval[string](tab, `(document.getElementById("kpi-clicks")||{}).textContent||""`) == "2" &&
-			browsertest.Eval[int](tab, `document.querySelectorAll("#devices tbody tr").length`) == 2
+			browsertest.Eval[int](tab, `document.querySelectorAll("#devices tbody tr").length`) == 2 &&
+			browsertest.Eval[string](tab, `(document.getElementById("kpi-unique")||{}).textContent||""`) == "2"
 	})
 	if got := tab.Text("#kpi-unique"); got != "2" {
 		t.Errorf("unique clicks %q, want 2 (two browsers)", got)
