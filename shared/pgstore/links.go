@@ -292,11 +292,9 @@ func (s *Store) ListLinks(ctx context.Context, userID int64, rank *ClickRanking,
 		out   []link.Link
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		if err := s.pool.QueryRow(gctx, `SELECT count(*) FROM links WHERE user_id = $1`, userID).Scan(&total); err != nil {
-			return fmt.Errorf("count links of user %d: %w", userID, mapErr(err))
-		}
-		return nil
+	g.Go(func() (err error) {
+		total, err = s.CountLinks(gctx, userID)
+		return err
 	})
 	g.Go(func() (err error) {
 		if rank != nil {
