@@ -17,10 +17,10 @@ const machineLimit = 2.0
 
 // splitWindow explains the window of the CPU split in latest.md.
 const splitWindow = "Each kurz run's window starts with the load and ends when the zero-loss check has seen every click of the run in ClickHouse " +
-	"(the owner's human count reached baseline + expected, polled every 250 ms; or stayed unchanged for --quiet), plus --settle-tail (1 s): " +
+	"(the owner's human count reached baseline + expected, polled every 250 ms; or stayed unchanged for --quiet), plus --settle-tail (1 s), then until ClickHouse runs no merge (polled every 250 ms): " +
 	"the edge's last flush, ClickHouse's inserts and the admin's work on the run's clicks happen after the load stops and are counted, " +
-	"and so are the check's own count queries. ClickHouse's background merges of the last parts may outlast the window " +
-	"(they then fall into the next run's wait for a settled baseline, which no window covers). " +
+	"and so are the check's own count queries and ClickHouse's merges of the run's parts that start by then " +
+	"(a merge the selector starts later falls into the next run's wait for a settled baseline, which no window covers). " +
 	"nginx and the bare server write no clicks: their window is the load alone. " +
 	"Per process: the edge, nginx (master + worker), the bare server, ClickHouse, PostgreSQL (the postmaster and all its children, " +
 	"with the CPU of backends that exited, from the postmaster's cutime) and the admin are process trees read from /proc/PID/stat; " +

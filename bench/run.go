@@ -82,7 +82,7 @@ func (o *runOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.adminPID, "admin-pid", 0, "the admin process's pid: its CPU goes into the CPU split")
 	fs.DurationVar(&o.settleTail, "settle-tail", time.Second, "the CPU split of a run with the zero-loss check goes on this long after the count settled: work the last clicks start on a timer (the admin's once-a-second steps, ClickHouse merging the last parts) is counted")
 	fs.DurationVar(&o.flushWait, "flush-wait", 30*time.Second, "zero-loss check: longest wait for the click pipeline to flush")
-	fs.DurationVar(&o.quiet, "quiet", 3*time.Second, "zero-loss check: the count must stay unchanged this long")
+	fs.DurationVar(&o.quiet, "quiet", 7*time.Second, "zero-loss check: the count must stay unchanged this long (longer than the edge's flush interval, 5 s by default, and an insert)")
 	fs.BoolVar(&o.compareNginx, "compare-nginx", false, "run the same load against a private nginx 'return 302' and print kurz/nginx ratios")
 	fs.BoolVar(&o.compareBare, "compare-bare", false, "also run it against a bare fasthttp server (map lookup + 302, GOMAXPROCS=1): the framework's own ceiling")
 	fs.StringVar(&o.bareGODEBUG, "bare-godebug", "schedtrace=2147483647", "GODEBUG of the bare server (give it the edge's)")
@@ -286,7 +286,7 @@ func measure(ctx context.Context, o *runOptions, name, target string, cfg *loadC
 		}
 	}
 	if roles != nil {
-		if r.Split, err = finishSplit(ctx, o, snap0, roles, loadEnd, pid == o.pid, ch != nil, res); err != nil {
+		if r.Split, err = finishSplit(ctx, o, snap0, roles, loadEnd, pid == o.pid, ch, res); err != nil {
 			return nil, err
 		}
 	}
@@ -325,12 +325,20 @@ func (o *runOptions) splitRoles(pid int) []splitRole {
 // finishSplit takes the second snapshot (after --settle-tail when the run
 // waited for its clicks) and returns the split. kurz's machine cost sums
 // the stack per click row; a reference server's is its own CPU per request.
-func finishSplit(ctx context.Context, o *runOptions, snap0 stackSnapshot, roles []splitRole, loadEnd time.Time, kurz, checked bool, res *loadResult) (*cpuSplit, error) {
-	if checked && o.settleTail > 0 {
+func finishSplit(ctx context.Context, o *runOptions, snap0 stackSnapshot, roles []splitRole, loadEnd time.Time, kurz bool, ch driver.Conn, res *loadResult) (*cpuSplit, error) {
+	if ch != nil && o.settleTail > 0 {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(o.settleTail):
+		}
+	}
+	if ch != nil {
+		// The merges of the run's last parts belong to the run: left out,
+		// a flush interval that makes fewer, larger inserts would leave
+		// more of its work to the gap between runs, which no window covers.
+		if err := waitMerges(ctx, ch, o.flushWait); err != nil {
+			return nil, err
 		}
 	}
 	snap1, err := takeSnapshot("/proc", roles)

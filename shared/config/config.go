@@ -171,7 +171,7 @@ func loadFrom(lookup func(string) (string, bool)) (*Config, error) {
 		dst  *time.Duration
 		def  time.Duration
 	}{
-		{"KURZ_CLICK_FLUSH_INTERVAL", &c.ClickFlushEvery, time.Second},
+		{"KURZ_CLICK_FLUSH_INTERVAL", &c.ClickFlushEvery, 5 * time.Second},
 		{"KURZ_PRICE_STALE_AFTER", &c.PriceStaleAfter, 24 * time.Hour},
 		{"KURZ_PRICE_POLL_INTERVAL", &c.PricePollInterval, time.Minute},
 		{"KURZ_PRICE_POLL_TIMEOUT", &c.PricePollTimeout, 10 * time.Second},

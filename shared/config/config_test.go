@@ -17,7 +17,7 @@ func TestLoad(t *testing.T) {
 			if c.EdgeAddr != ":8080" || c.AdminAddr != ":8081" || c.BaseURL != "http://localhost:8080" || c.BaseHost != "localhost:8080" {
 				t.Errorf("defaults: %+v", c)
 			}
-			if c.ClickFlushEvery != time.Second || c.AnonRateLimit != 120 {
+			if c.ClickFlushEvery != 5*time.Second || c.AnonRateLimit != 120 {
 				t.Errorf("flush %v anon %d", c.ClickFlushEvery, c.AnonRateLimit)
 			}
 		}},

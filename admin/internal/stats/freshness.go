@@ -8,7 +8,7 @@ import (
 )
 
 // liveAfter is how recently a pipeline must have written a heartbeat to
-// count as running (it writes one per flush interval, default 1 s).
+// count as running (it writes one per flush interval, default 5 s).
 const liveAfter = 30
 
 // freshnessSQL is the query documented in 0005_ingest_heartbeats.sql: the

@@ -5,16 +5,19 @@
 //
 // Flow:
 //
-//	TryPush ──► queue (bounded, in memory) ──► workers: enrich, batch ──► ClickHouse
-//	   │ queue full                                  │ insert failed / ClickHouse down
-//	   ▼                                              ▼
+//	TryPush ──► queue (bounded, in memory) ──► worker: enrich, batch ══► sender ──► ClickHouse
+//	   │ queue full                                                          │ insert failed / ClickHouse down
+//	   ▼                                                                     ▼
 //	overflow (bounded) ──► spooler ──────────► disk spool (segments) ──► replayer ──► ClickHouse
 //	   │ overflow full
 //	   ▼
 //	dropped (metric)
 //
-// TryPush never blocks and never allocates. A batch is sent when it holds
-// Config.BatchSize rows or every Config.FlushInterval, as one INSERT in
+// TryPush never blocks and never allocates. A batch is handed to the
+// worker's sender goroutine when it holds Config.BatchSize rows or every
+// Config.FlushInterval (later, if the previous batch is still being sent),
+// and the worker goes on filling the next one while it is inserted, as one
+// INSERT in
 // blocks of Config.ChunkRows with a short sleep between them, so that
 // encoding a batch never holds the edge's only P for long (chstore.Chunking). A batch ClickHouse
 // refuses becomes a spool segment; while ClickHouse is considered down,

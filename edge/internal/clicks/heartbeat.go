@@ -69,7 +69,8 @@ func (p *Pipeline) watermark(now time.Time) (time.Time, int64) {
 	pending := int64(len(p.queue) + len(p.overflow))
 	for _, w := range p.workers {
 		older(w.oldest.Load())
-		pending += w.held.Load()
+		older(w.sendOldest.Load())
+		pending += w.held.Load() + w.sendHeld.Load()
 	}
 	_, rows, _, spoolOldest := p.spool.pending()
 	older(spoolOldest)

@@ -78,10 +78,11 @@ func New(cfg Config) (*Pipeline, error) {
 	for i := range c.Workers {
 		w := newWorker(c.BatchSize)
 		p.workers = append(p.workers, w)
-		p.wg.Add(1)
-		// Staggered flush ticks: workers that flush at the same moment
-		// leave nobody draining the queue while both insert.
-		go p.work(ctx, w, time.Duration(i)*c.FlushInterval/time.Duration(c.Workers))
+		p.wg.Add(2)
+		// Staggered flush ticks: workers that insert at the same moment
+		// make ClickHouse write two sets of parts at once.
+		go p.fill(w, time.Duration(i)*c.FlushInterval/time.Duration(c.Workers))
+		go p.send(ctx, w)
 	}
 	p.wg.Add(3)
 	go p.spoolOverflow()

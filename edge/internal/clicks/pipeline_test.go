@@ -337,3 +337,39 @@ func TestOverflowReachesClickHouseThroughTheSpool(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// TestQueueDrainsWhileInserting: while ClickHouse takes a second over each
+// insert (a view that sleeps), the worker keeps taking hits from the queue
+// into the next batch, so a steady 1,500 hits/s never fill a 256-hit queue
+// and nothing takes the spool path.
+func TestQueueDrainsWhileInserting(t *testing.T) {
+	conn, _ := chtest.New(t)
+	ctx := context.Background()
+	if err := conn.Exec(ctx, `CREATE MATERIALIZED VIEW slow_insert ENGINE = Null AS SELECT sleep(1) AS s FROM `+click.Table); err != nil {
+		t.Fatal(err)
+	}
+	var blk click.Block
+	begin := time.Now()
+	if err := chstore.InsertRows(ctx, conn, &blk, chtest.Clicks(time.Now(), 10), chstore.DefaultChunking()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took < 900*time.Millisecond {
+		t.Fatalf("an insert took %s: the sleeping view does not slow inserts, so this test proves nothing", took)
+	}
+	const queue, perTick, n = 256, 15, 4500
+	p := start(t, Config{Conn: conn, SpoolDir: t.TempDir(), QueueSize: queue, OverflowSize: 64, FlushInterval: 200 * time.Millisecond})
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for from := 0; from < n; from += perTick {
+		<-tick.C
+		pushRange(t, p, from, from+perTick)
+	}
+	waitInserted(t, p, n)
+	st := p.Stats()
+	if st.Overflowed != 0 || st.Spooled != 0 || st.Dropped != 0 || st.Inserted != n {
+		t.Fatalf("hits took the spool path while a batch was being inserted: %+v", st)
+	}
+	if st.Batches < 2 || st.Batches > 6 {
+		t.Fatalf("%d inserts for 3 s of hits with 1 s inserts, want the batches to grow while one is sent: %+v", st.Batches, st)
+	}
+}
