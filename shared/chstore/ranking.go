@@ -16,18 +16,16 @@ type Ranked struct {
 }
 
 // rankingSQL reads one owner's key range of click_owner_totals (0007); a
-// limit keeps the top of it. FINAL sums the parts' rows of a target while
-// reading them in key order, where a GROUP BY hashed 100k targets: 12-13
-// ms against 21-23 ms for a 100k-link owner (18.16, three parts,
-// clickhouse-client --time). Rows summing to 0 are no target's (a
-// SummingMergeTree drops them on merge), and leaving out a part's zero
-// row before the sum changes no sum. On a cluster each target's rows live
-// on one shard (shardingKeys), so each shard's FINAL is exact.
-// Sorting and sending 100k rows is not free either: with LIMIT 1000 a
-// 100k-link owner's ranking took a third of the time.
-const rankingSQL = `SELECT target_id, humans
-FROM click_owner_totals FINAL WHERE kind = ? AND owner_id = ? AND humans > 0
-ORDER BY humans DESC, target_id DESC`
+// limit keeps the top of it. The sum over the owner's rows is the same
+// work either way, but sorting and sending 100k rows is not: with LIMIT
+// 1000 a 100k-link owner's ranking took a third of the time. FROM …
+// FINAL instead of the GROUP BY answered one query alone faster (12-13 ms
+// against 21-23 ms, 18.16, three parts) but not four at once (0.90-0.96 s
+// against 0.81-0.89 s for 20), and make bench's ranked pages were a third
+// slower with it: it runs on one thread where the GROUP BY takes two.
+const rankingSQL = `SELECT target_id, sum(humans) AS n
+FROM click_owner_totals WHERE kind = ? AND owner_id = ?
+GROUP BY target_id HAVING n > 0 ORDER BY n DESC, target_id DESC`
 
 // ReadRanking returns the targets of kind that owner's visitors clicked,
 // most clicked first, the first limit of them (limit <= 0: all). It
