@@ -219,7 +219,8 @@ bin/bench run --name mix "${common[@]}" --json "$res/mix.json" | tee "$res/mix.t
 # Ingest before the stats scenario: its 10M-row insert leaves background
 # merges of the aggregate tables running for a while.
 log "scenario: click ingest"
-# The edge pipeline's defaults: 2 workers, 50k-row batches in blocks of 2048.
+# Back to back: 2 workers, 50k-row batches in blocks of 2048 (the shape issue
+# 7's target was set with; the edge sends one insert per 5 s, bench/README.md).
 bin/bench ingest --clickhouse "$KURZ_CLICKHOUSE_URL" --clicks "${BENCH_INGEST_CLICKS:-1000000}" --compare-raw \
 	--server-pid "$(cat "$dir/ch/pid")" --json "$res/ingest.json" | tee "$res/ingest.txt" || true
 
