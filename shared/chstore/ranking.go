@@ -27,6 +27,25 @@ const rankingSQL = `SELECT target_id, sum(humans) AS n
 FROM click_owner_totals WHERE kind = ? AND owner_id = ?
 GROUP BY target_id HAVING n > 0 ORDER BY n DESC, target_id DESC`
 
+// ownerHumansSQL is the owner's human clicks of a kind: the same rows as
+// the ranking, one column summed.
+const ownerHumansSQL = `SELECT sum(humans) FROM click_owner_totals WHERE kind = ? AND owner_id = ?`
+
+// ReadOwnerHumans returns the human clicks of all of owner's targets of
+// kind: what changes whenever the ranking can. A ClickHouse failure wraps
+// link.ErrUnavailable.
+func ReadOwnerHumans(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64) (uint64, error) {
+	kn, err := KindName(kind)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	if err := conn.QueryRow(ctx, ownerHumansSQL, kn, uint64(owner)).Scan(&n); err != nil {
+		return 0, Unavailable("read owner's clicks", err)
+	}
+	return n, nil
+}
+
 // ReadRanking returns the targets of kind that owner's visitors clicked,
 // most clicked first, the first limit of them (limit <= 0: all). It
 // includes targets deleted since (the caller joins with its own records).

@@ -13,11 +13,12 @@ const TopN = chstore.TopN
 
 // Service answers stats queries from ClickHouse.
 type Service struct {
-	conn driver.Conn
+	conn  driver.Conn
+	ranks *rankCache
 }
 
 // New returns a service reading through conn.
-func New(conn driver.Conn) *Service { return &Service{conn: conn} }
+func New(conn driver.Conn) *Service { return &Service{conn: conn, ranks: newRankCache()} }
 
 // The summary types live in shared/chstore, which also serves the edge's
 // public stats page: one definition of the numbers for both.

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"time"
 
 	"kurz/shared/chstore"
 	"kurz/shared/click"
@@ -22,7 +23,21 @@ func (s *Service) Totals(ctx context.Context, kind click.Kind, ids []int64, uniq
 }
 
 // Ranking returns owner's clicked targets of kind, most clicked first: the
-// order of a list sorted by clicks.
+// order of a list sorted by clicks, the first limit of them (<= 0: all).
+// It is read again only when the owner's human total changed since the
+// last read, or a minute passed (rankcache.go).
 func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64, limit int) (Ranked, error) {
-	return chstore.ReadRanking(ctx, s.conn, kind, owner, limit)
+	total, err := chstore.ReadOwnerHumans(ctx, s.conn, kind, owner)
+	if err != nil {
+		return Ranked{}, err
+	}
+	if r, ok := s.ranks.get(kind, owner, total, limit, time.Now()); ok {
+		return r, nil
+	}
+	r, err := chstore.ReadRanking(ctx, s.conn, kind, owner, limit)
+	if err != nil {
+		return Ranked{}, err
+	}
+	s.ranks.put(kind, owner, total, limit, r, time.Now())
+	return r, nil
 }

@@ -92,3 +92,48 @@ func TestRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestRankingReadAgainOnClicks: a ranking read twice with no click in
+// between comes from the cache; a click of the owner's makes the next read
+// go to ClickHouse and see it, also when it reorders the ranking.
+func TestRankingReadAgainOnClicks(t *testing.T) {
+	conn, _ := chtest.New(t)
+	insert(t, conn, fixture()) // owner 1: link 42 (6 humans), 43 (1)
+	svc := stats.New(conn)
+	ctx := context.Background()
+	read := func(limit int) stats.Ranked {
+		t.Helper()
+		r, err := svc.Ranking(ctx, click.KindLink, 1, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	first := read(10)
+	hits0, _ := svc.RankCacheCounts()
+	if again := read(10); !reflect.DeepEqual(again, first) {
+		t.Fatalf("unchanged clicks, another ranking: %v then %v", first, again)
+	}
+	if hits, _ := svc.RankCacheCounts(); hits != hits0+1 {
+		t.Fatalf("a ranking with no click since was read again (hits %d -> %d)", hits0, hits)
+	}
+	var more []click.Row
+	for i := range 6 { // link 43 overtakes 42: 7 against 6
+		more = append(more, visit(uint64(900+i), 43, t0, uint64(900+i), "DE", "Chrome", "Windows", "", click.RefDirect))
+	}
+	insert(t, conn, more)
+	want := stats.Ranked{IDs: []int64{43, 42}, Clicks: []int64{7, 6}}
+	if got := read(10); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after 6 more clicks on 43: %v, want %v", got, want)
+	}
+	bot := visit(950, 42, t0, 950, "DE", "Chrome", "Windows", "", click.RefDirect)
+	bot.Class = click.ClassBot
+	insert(t, conn, []click.Row{bot}) // no human click: same total, same ranking
+	hits1, _ := svc.RankCacheCounts()
+	if got := read(10); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a bot's visit: %v, want %v", got, want)
+	}
+	if hits, _ := svc.RankCacheCounts(); hits != hits1+1 {
+		t.Errorf("a bot's visit made the ranking be read again")
+	}
+}
