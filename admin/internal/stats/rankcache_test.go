@@ -54,8 +54,9 @@ func TestRankCache(t *testing.T) {
 	small.maxIDs = 7
 	small.put(click.KindLink, 1, 1, 0, r, now)
 	small.put(click.KindLink, 2, 1, 0, r, now.Add(time.Second))
-	small.get(click.KindLink, 1, 1, 0, now.Add(2*time.Second))                                                    // 1 is now the most recently used
-	small.put(click.KindLink, 3, 1, 0, Ranked{IDs: []int64{1, 2}, Clicks: []int64{2, 1}}, now.Add(3*time.Second)) // 3+3+2 > 7
+	// Owner 1 is now the most recently used; owner 3's 2 ids make 3+3+2 > 7.
+	small.get(click.KindLink, 1, 1, 0, now.Add(2*time.Second))
+	small.put(click.KindLink, 3, 1, 0, Ranked{IDs: []int64{1, 2}, Clicks: []int64{2, 1}}, now.Add(3*time.Second))
 	if _, ok := small.get(click.KindLink, 2, 1, 0, now.Add(4*time.Second)); ok {
 		t.Error("owner 2, least recently used, was kept past the id budget")
 	}
