@@ -65,7 +65,7 @@ type clickFeed struct {
 
 func (f *clickFeed) next(ctx context.Context, ch driver.Conn, owner int64, link uint64) error {
 	f.n++
-	row := click.Row{ClickID: 1<<62 + f.n, UnixNano: time.Now().UnixNano(), Kind: click.KindLink, Class: click.ClassHuman,
+	row := click.Row{ClickID: uint64(time.Now().UnixNano()), UnixNano: time.Now().UnixNano(), Kind: click.KindLink, Class: click.ClassHuman,
 		LinkID: link, OwnerID: uint64(owner), Visitor: 1<<40 + f.n, Browser: "Other", OS: "Other", Device: "desktop", RefCategory: click.RefDirect}
 	if err := chstore.InsertRows(ctx, ch, &f.blk, []click.Row{row}, chstore.DefaultChunking()); err != nil {
 		return fmt.Errorf("insert a click: %w", err)
@@ -357,22 +357,45 @@ func withDSNParam(dsn, key, value string) string {
 	return u.String()
 }
 
-// dashboardTarget is issue 16's page-time target: every page's p95 within
-// 50 ms for a user with the scenario's links and clicks.
-func dashboardTarget(dir string) goal {
+// dashboardTargets are issue 16's page-time target, every page's p95 within
+// 50 ms for a user with the scenario's links and clicks: once for the
+// pages timed while the owner's clicks stand still, and once for the
+// ranked pages timed while clicked (when the report has them), so that
+// each verdict says what it measured.
+func dashboardTargets(dir string) []goal {
 	var dr dashboardReport
 	if readJSON(filepath.Join(dir, "dashboard.json"), &dr) != nil || len(dr.Pages) == 0 {
-		return goal{Name: "Dashboard pages, p95 of the slowest page", Measured: "not measured", Goal: "<= 50 ms", Verdict: "**miss**"}
+		return []goal{{Name: "Dashboard pages, p95 of the slowest page", Measured: "not measured", Goal: "<= 50 ms", Verdict: "**miss**"}}
 	}
-	t := limitTarget(fmt.Sprintf("Dashboard pages (%d links, %d clicks of one user): p95 of the slowest page", dr.Links, dr.Clicks), dr.Worst, 50, "ms")
-	var slow []string
+	var still, clicked []dashboardPage
 	for _, p := range dr.Pages {
+		if p.Clicked {
+			clicked = append(clicked, p)
+		} else {
+			still = append(still, p)
+		}
+	}
+	ts := []goal{pagesTarget(fmt.Sprintf("Dashboard pages (%d links, %d clicks of one user): p95 of the slowest page", dr.Links, dr.Clicks), still)}
+	if len(clicked) > 0 {
+		ts = append(ts, pagesTarget("Dashboard ranked pages while clicked (a click of the owner's inserted before each request, so every request reads the ranking): p95 of the slowest page", clicked))
+	}
+	return ts
+}
+
+// pagesTarget judges the slowest p95 of pages against 50 ms and names the
+// pages over it.
+func pagesTarget(name string, pages []dashboardPage) goal {
+	var worst float64
+	var slow []string
+	for _, p := range pages {
+		worst = max(worst, p.Latency.P95)
 		if p.Latency.P95 > 50 {
 			slow = append(slow, fmt.Sprintf("%s %.0f ms", p.Name, p.Latency.P95))
 		}
 	}
+	t := limitTarget(name, worst, 50, "ms")
 	if len(slow) > 0 {
-		t.Note = joinNote(t.Note, fmt.Sprintf("%d of %d pages over: %s", len(slow), len(dr.Pages), strings.Join(slow, ", ")))
+		t.Note = joinNote(t.Note, fmt.Sprintf("%d of %d pages over: %s", len(slow), len(pages), strings.Join(slow, ", ")))
 	}
 	return t
 }

@@ -20,6 +20,10 @@ func TestDashboardTarget(t *testing.T) {
 			{Name: "home", Latency: &latencySummary{P95: 12}},
 			{Name: "stats", Latency: &latencySummary{P95: 80}},
 		}, "**miss**", "1 of 2 pages over: stats 80 ms"},
+		{"fast at rest, slow while clicked", []dashboardPage{
+			{Name: "home", Latency: &latencySummary{P95: 12}},
+			{Name: "links by clicks, while clicked", Clicked: true, Latency: &latencySummary{P95: 120}},
+		}, "pass", ""},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
@@ -30,9 +34,21 @@ func TestDashboardTarget(t *testing.T) {
 		if err := writeJSON(dir+"/dashboard.json", &rep); err != nil {
 			t.Fatal(err)
 		}
-		g := dashboardTarget(dir)
-		if g.Verdict != tt.verdict || !strings.Contains(g.Note, tt.note) {
+		gs := dashboardTargets(dir)
+		if g := gs[0]; g.Verdict != tt.verdict || !strings.Contains(g.Note, tt.note) {
 			t.Errorf("%s: verdict %q note %q, want %q with %q", tt.name, g.Verdict, g.Note, tt.verdict, tt.note)
+		}
+		clicked := 0
+		for _, p := range tt.pages {
+			if p.Clicked {
+				clicked++
+			}
+		}
+		if clicked > 0 && (len(gs) != 2 || gs[1].Verdict != "**miss**" || !strings.Contains(gs[1].Note, "1 of 1 pages over: links by clicks, while clicked 120 ms")) {
+			t.Errorf("%s: the while-clicked target: %+v", tt.name, gs)
+		}
+		if clicked == 0 && len(gs) != 1 {
+			t.Errorf("%s: %d targets without clicked pages", tt.name, len(gs))
 		}
 		var b strings.Builder
 		writeDashboardTable(&b, dir)
@@ -42,8 +58,8 @@ func TestDashboardTarget(t *testing.T) {
 			}
 		}
 	}
-	if g := dashboardTarget(t.TempDir()); g.Verdict != "**miss**" || g.Measured != "not measured" {
-		t.Errorf("no result: %+v", g)
+	if gs := dashboardTargets(t.TempDir()); len(gs) != 1 || gs[0].Verdict != "**miss**" || gs[0].Measured != "not measured" {
+		t.Errorf("no result: %+v", gs)
 	}
 }
 

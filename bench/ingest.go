@@ -88,15 +88,15 @@ type ingestFlow struct {
 }
 
 // ingestCmd measures the edge pipeline's path into ClickHouse in isolation,
-// shaped like edge/internal/clicks with its defaults: each of --workers
-// goroutines (the edge runs 2) enriches hits into rows (shared/click
-// Enricher) until it holds --batch rows (the edge's default: 50k), inserts
-// them with chstore.InsertRows in blocks of --chunk rows (the edge's
-// default: chstore.DefaultChunking), and only then enriches again.
+// shaped like edge/internal/clicks: each of --workers goroutines (2)
+// enriches hits into rows (shared/click Enricher) until it holds --batch
+// rows (50k), inserts them with chstore.InsertRows in blocks of --chunk
+// rows (the edge's chstore.DefaultChunking), and only then enriches again.
 // With --rate, the workers insert what arrives at that rate once per
-// --flush instead (the edge's real flow: ~15k-row inserts per worker and
-// second at 30k clicks/s), and --settle keeps measuring ClickHouse's CPU
-// for the merges that follow.
+// --flush instead, and --settle keeps measuring ClickHouse's CPU for the
+// merges that follow: the edge's real flow is --workers 1 --flush 5s
+// --batch 200000 (one worker whose sender inserts while it fills the next
+// batch; 225k-row inserts every 5 s at 45k clicks/s, capped at 200k).
 // (edge/internal is not importable from bench: its queue and spool are not
 // part of this number.)
 func ingestCmd(ctx context.Context, args []string, stdout io.Writer) error {

@@ -215,7 +215,8 @@ func (sc *scenarios) targets(dir string) []goal {
 		zeroLossTarget("open loop", firstRuns(sc.opens...)),
 		zeroLossTarget("mix", firstRuns(sc.mix)))
 	ts = append(ts, statsTargets(dir)...)
-	ts = append(ts, harnessTarget(sc.closed), rssTarget(dir, sc.rss), startupTarget(dir), ingestTarget(dir), dashboardTarget(dir))
+	ts = append(ts, harnessTarget(sc.closed), rssTarget(dir, sc.rss), startupTarget(dir), ingestTarget(dir))
+	ts = append(ts, dashboardTargets(dir)...)
 	return ts
 }
 

@@ -22,7 +22,7 @@ type Ranked struct {
 // FINAL instead of the GROUP BY answered one query alone faster (12-13 ms
 // against 21-23 ms, 18.16, three parts) but not four at once (0.90-0.96 s
 // against 0.81-0.89 s for 20), and make bench's ranked pages were a third
-// slower with it: it runs on one thread where the GROUP BY takes two.
+// to 60% slower with it: it runs on one thread where the GROUP BY takes two.
 const rankingSQL = `SELECT target_id, sum(humans) AS n
 FROM click_owner_totals WHERE kind = ? AND owner_id = ?
 GROUP BY target_id HAVING n > 0 ORDER BY n DESC, target_id DESC`

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 type rankCache struct {
 	mu      sync.Mutex
 	entries map[rankKey]*rankEntry
-	ids     int // ids held by all entries, at most maxIDs
+	ids     int // ids held by all entries plus entryCost each, at most maxIDs
 	maxAge  time.Duration
 	maxIDs  int
 	hits    int // for tests and the docs' measurements
@@ -44,11 +45,15 @@ type rankEntry struct {
 }
 
 // Bounds: an entry of a 100k-link owner read whole is 1.6 MB, so the cache
-// holds ids, not owners; a ranking longer than maxEntryIDs is not kept.
+// counts ids, not owners, and charges each entry entryCost ids more for
+// its map slot and headers (~150 bytes), so that 16 MB also bounds many
+// small entries (at most 65,536 of them). A ranking longer than
+// rankMaxEntryIDs is not kept, nor an empty one (nothing to save).
 const (
 	rankMaxAge      = time.Minute
 	rankMaxIDs      = 1 << 20 // 16 MB of ids and counts
 	rankMaxEntryIDs = 1 << 18
+	entryCost       = 16
 )
 
 func newRankCache() *rankCache {
@@ -61,9 +66,13 @@ func newRankCache() *rankCache {
 func (c *rankCache) get(kind click.Kind, owner int64, total uint64, limit int, now time.Time) (Ranked, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.entries[rankKey{kind, owner}]
-	covers := e != nil && (e.complete || limit > 0 && e.limit > 0 && limit <= e.limit)
-	if !covers || e.total != total || now.Sub(e.read) >= c.maxAge {
+	k := rankKey{kind, owner}
+	e := c.entries[k]
+	if e != nil && (e.total != total || now.Sub(e.read) >= c.maxAge) {
+		c.drop(k) // outdated: whatever is read next replaces it
+		e = nil
+	}
+	if e == nil || !e.complete && (limit <= 0 || limit > e.limit) {
 		c.misses++
 		return Ranked{}, false
 	}
@@ -79,34 +88,50 @@ func (c *rankCache) get(kind click.Kind, owner int64, total uint64, limit int, n
 // put keeps r, read with limit when the owner's total was total.
 func (c *rankCache) put(kind click.Kind, owner int64, total uint64, limit int, r Ranked, now time.Time) {
 	n := len(r.IDs)
-	if n > rankMaxEntryIDs {
+	if n == 0 || n > rankMaxEntryIDs {
 		return
 	}
+	// A copy: the cache holds what it counts, not ReadRanking's spare
+	// capacity, and shares nothing with the caller.
+	r = Ranked{IDs: slices.Clone(r.IDs), Clicks: slices.Clone(r.Clicks)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := rankKey{kind, owner}
-	if old := c.entries[k]; old != nil {
-		c.ids -= len(old.ranked.IDs)
-		delete(c.entries, k)
-	}
-	for c.ids+n > c.maxIDs && len(c.entries) > 0 {
-		c.evictLeastUsed()
+	c.drop(k)
+	if c.ids+n+entryCost > c.maxIDs {
+		c.evict(n+entryCost, now)
 	}
 	c.entries[k] = &rankEntry{total: total, limit: limit, complete: limit <= 0 || n < limit, ranked: r, read: now, used: now}
-	c.ids += n
+	c.ids += n + entryCost
 }
 
-// evictLeastUsed drops the entry used longest ago. A scan: evictions happen
-// on misses only, and the cache holds at most a few thousand entries.
-func (c *rankCache) evictLeastUsed() {
-	var oldest rankKey
-	var at time.Time
-	first := true
+func (c *rankCache) drop(k rankKey) {
+	if e := c.entries[k]; e != nil {
+		c.ids -= len(e.ranked.IDs) + entryCost
+		delete(c.entries, k)
+	}
+}
+
+// evict makes room for need: first every expired entry, then the least
+// recently used ones. One pass collects the candidates, so a put that must
+// free many small entries scans the map once, not once per entry.
+func (c *rankCache) evict(need int, now time.Time) {
+	var live []rankKey
 	for k, e := range c.entries {
-		if first || e.used.Before(at) {
-			oldest, at, first = k, e.used, false
+		if now.Sub(e.read) >= c.maxAge {
+			c.drop(k)
+		} else {
+			live = append(live, k)
 		}
 	}
-	c.ids -= len(c.entries[oldest].ranked.IDs)
-	delete(c.entries, oldest)
+	if c.ids+need <= c.maxIDs {
+		return
+	}
+	slices.SortFunc(live, func(a, b rankKey) int { return c.entries[a].used.Compare(c.entries[b].used) })
+	for _, k := range live {
+		if c.ids+need <= c.maxIDs {
+			return
+		}
+		c.drop(k)
+	}
 }

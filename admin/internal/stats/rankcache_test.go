@@ -15,9 +15,12 @@ import (
 func TestRankCache(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	r := Ranked{IDs: []int64{9, 8, 7}, Clicks: []int64{30, 20, 10}}
-	c := newRankCache()
-	c.put(click.KindLink, 1, 60, 5, r, now) // 3 < 5: complete
-	c.put(click.KindLink, 2, 60, 2, Ranked{IDs: []int64{9, 8}, Clicks: []int64{30, 20}}, now)
+	fill := func() *rankCache {
+		c := newRankCache()
+		c.put(click.KindLink, 1, 60, 5, r, now) // 3 < 5: complete
+		c.put(click.KindLink, 2, 60, 2, Ranked{IDs: []int64{9, 8}, Clicks: []int64{30, 20}}, now)
+		return c
+	}
 	tests := []struct {
 		name  string
 		kind  click.Kind
@@ -39,11 +42,12 @@ func TestRankCache(t *testing.T) {
 		{"unknown owner", click.KindLink, 3, 0, 0, 0, nil},
 	}
 	for _, tt := range tests {
-		got, ok := c.get(tt.kind, tt.owner, tt.total, tt.limit, now.Add(tt.at))
+		got, ok := fill().get(tt.kind, tt.owner, tt.total, tt.limit, now.Add(tt.at))
 		if ok != (tt.want != nil) || ok && !reflect.DeepEqual(got, *tt.want) {
 			t.Errorf("%s: %v %v, want %v", tt.name, got, ok, tt.want)
 		}
 	}
+	c := fill()
 	got, _ := c.get(click.KindLink, 1, 60, 2, now)
 	_ = append(got.IDs, 1) // must not overwrite the cached 7
 	if again, _ := c.get(click.KindLink, 1, 60, 0, now); !reflect.DeepEqual(again, r) {
@@ -51,9 +55,10 @@ func TestRankCache(t *testing.T) {
 	}
 
 	small := newRankCache()
-	small.maxIDs = 7
+	small.maxIDs = 3*entryCost + 7
 	small.put(click.KindLink, 1, 1, 0, r, now)
 	small.put(click.KindLink, 2, 1, 0, r, now.Add(time.Second))
+	small.put(click.KindLink, 4, 1, 0, Ranked{}, now) // empty: not kept
 	// Owner 1 is now the most recently used; owner 3's 2 ids make 3+3+2 > 7.
 	small.get(click.KindLink, 1, 1, 0, now.Add(2*time.Second))
 	small.put(click.KindLink, 3, 1, 0, Ranked{IDs: []int64{1, 2}, Clicks: []int64{2, 1}}, now.Add(3*time.Second))
@@ -65,7 +70,17 @@ func TestRankCache(t *testing.T) {
 			t.Errorf("owner %d was evicted", owner)
 		}
 	}
-	if small.ids != 5 {
-		t.Errorf("ids %d, want 5", small.ids)
+	if small.ids != 2*entryCost+5 || len(small.entries) != 2 {
+		t.Errorf("ids %d in %d entries, want %d in 2", small.ids, len(small.entries), 2*entryCost+5)
+	}
+	// Expired entries go first, before any live one.
+	small.put(click.KindLink, 5, 1, 0, r, now.Add(rankMaxAge+time.Second))
+	if len(small.entries) != 2 || small.entries[rankKey{click.KindLink, 3}] == nil {
+		t.Errorf("after owner 1 expired: %d entries, owner 3 kept: %v", len(small.entries), small.entries[rankKey{click.KindLink, 3}] != nil)
+	}
+	// An outdated entry is dropped when it is looked up.
+	small.get(click.KindLink, 3, 2, 0, now.Add(rankMaxAge+2*time.Second))
+	if small.entries[rankKey{click.KindLink, 3}] != nil || small.ids != entryCost+3 {
+		t.Errorf("owner 3's total changed, yet its entry stays (ids %d)", small.ids)
 	}
 }

@@ -30,9 +30,9 @@ type Config struct {
 	// inserts, not the rows: every insert runs the materialized views and
 	// writes a part per table, merged again later. One insert every 5 s
 	// instead of every second cut ClickHouse's CPU per click from 15–17
-	// to 8–11 µs (10k uniformly hot links) and from 11.5–12.5 to 9–10 µs
-	// (100k links, Zipf) at 45k clicks/s (edge/PERFORMANCE.md, issue 15,
-	// seventh session); the price is stats up to 5 s older.
+	// to 8–11 µs (10k uniformly hot links) and from 11.5–12.5 to 9.1–10.4
+	// µs (100k links, Zipf) at 45k clicks/s (edge/PERFORMANCE.md, issue
+	// 15, seventh session); the price is stats up to ~5 s older.
 	FlushInterval time.Duration
 	// BatchSize is the most rows per insert; default 200000 (5 s at 40k
 	// clicks/s). The worker holds two batches at most, the one being
@@ -48,7 +48,8 @@ type Config struct {
 	QueueSize    int
 	OverflowSize int // hits buffered on their way to the spool when the queue is full; default 8192
 	// Workers is the number of enrich+insert goroutine pairs; default 1.
-	// Each worker sends one INSERT per FlushInterval, and ClickHouse's cost
+	// Each worker sends one INSERT per FlushInterval (more often when
+	// BatchSize fills first), and ClickHouse's cost
 	// per click falls with fewer, larger inserts: every insert block runs
 	// the materialized views, which write one aggregate row per distinct
 	// key in the block, and makes parts to merge. With 10,000 uniformly hot

@@ -16,12 +16,12 @@
 // TryPush never blocks and never allocates. A batch is handed to the
 // worker's sender goroutine when it holds Config.BatchSize rows or every
 // Config.FlushInterval (later, if the previous batch is still being sent),
-// and the worker goes on filling the next one while it is inserted, as one
-// INSERT in
-// blocks of Config.ChunkRows with a short sleep between them, so that
-// encoding a batch never holds the edge's only P for long (chstore.Chunking). A batch ClickHouse
-// refuses becomes a spool segment; while ClickHouse is considered down,
-// workers write their batches straight to the spool, and the replayer pings
+// and the worker goes on filling the next one while the sender inserts
+// it: one INSERT in blocks of Config.ChunkRows with a short sleep between
+// them, so that encoding a batch never holds the edge's only P for long
+// (chstore.Chunking). A batch ClickHouse refuses becomes a spool segment;
+// while ClickHouse is considered down, senders write their batches
+// straight to the spool, and the replayer pings
 // it with backoff, then sends the segments oldest first, deleting each only
 // after ClickHouse acknowledged its rows. The spool is capped at
 // Config.SpoolMaxBytes; beyond that, clicks are dropped, logged and counted.

@@ -58,7 +58,8 @@ func (p *Pipeline) writeHeartbeat(ctx context.Context) error {
 // watermark returns the capture time of the oldest click this pipeline
 // still holds (batches, queue, spool), or now when it holds none, and how
 // many clicks it holds. Hits sitting in the queue while no batch is open
-// are not seen; they are at most one insert old.
+// are not seen; the worker drains the queue every couple of milliseconds,
+// also while a batch is being sent, so they are that young.
 func (p *Pipeline) watermark(now time.Time) (time.Time, int64) {
 	oldest := int64(0)
 	older := func(t int64) {
