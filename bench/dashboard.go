@@ -65,7 +65,8 @@ type clickFeed struct {
 
 func (f *clickFeed) next(ctx context.Context, ch driver.Conn, owner int64, link uint64) error {
 	f.n++
-	row := click.Row{ClickID: uint64(time.Now().UnixNano()), UnixNano: time.Now().UnixNano(), Kind: click.KindLink, Class: click.ClassHuman,
+	now := time.Now().UnixNano()
+	row := click.Row{ClickID: uint64(now), UnixNano: now, Kind: click.KindLink, Class: click.ClassHuman,
 		LinkID: link, OwnerID: uint64(owner), Visitor: 1<<40 + f.n, Browser: "Other", OS: "Other", Device: "desktop", RefCategory: click.RefDirect}
 	if err := chstore.InsertRows(ctx, ch, &f.blk, []click.Row{row}, chstore.DefaultChunking()); err != nil {
 		return fmt.Errorf("insert a click: %w", err)

@@ -26,7 +26,7 @@ type rankCache struct {
 	ids     int // ids held by all entries plus entryCost each, at most maxIDs
 	maxAge  time.Duration
 	maxIDs  int
-	hits    int // for tests and the docs' measurements
+	hits    int // for tests
 	misses  int
 }
 
