@@ -226,3 +226,51 @@ func TestLatestRatioTable(t *testing.T) {
 		}
 	}
 }
+
+// make bench repeats each closed-loop pair: the targets judge the median
+// round, list every round, and check every round's clicks. One lucky (or
+// unlucky) pair must not decide a verdict.
+func TestLatestClosedRoundsJudgeTheMedian(t *testing.T) {
+	dir := copyResults(t)
+	round := func(name string, cpuScale, perCPU, thr float64, lost int64) {
+		b, err := os.ReadFile(filepath.Join(dir, "closed.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		editRuns(t, dir, name, func(f *runFile) {
+			for p, v := range f.Runs[0].Split.CPUSeconds {
+				f.Runs[0].Split.CPUSeconds[p] = v * cpuScale
+			}
+			f.Ratios["per_cpu_second_kurz_over_nginx"] = perCPU
+			f.Ratios["throughput_kurz_over_nginx"] = thr
+			f.Runs[0].Clicks.Counted -= lost
+			f.Runs[0].Clicks.OK = lost == 0
+		})
+	}
+	round("closed-2.json", 0.5, 0.80, 0.50, 0)
+	round("closed-3.json", 0.6, 0.78, 0.90, 0)
+	md := latestOf(t, dir)
+	tests := []struct{ row, ratio, verdict, measured, note string }{
+		{"Direct (Zipf): machine CPU", "1.89× (median of 3 rounds)", "pass", "round 3 of 3: kurz 14.7 µs", "per round: 3.15×, 1.58×, 1.89×"},
+		{"Direct cache hits, 64 conns: req per server-CPU-second", "0.78× (median of 3 rounds)", "pass", "", "per round: 0.62×, 0.80×, 0.78×"},
+		{"Direct cache hits, 64 conns: throughput", "0.50× (median of 3 rounds)", "**miss**", "", "per round: 0.48×, 0.50×, 0.90×"},
+		{"Zero lost clicks: direct", "", "pass", "over 3 runs", ""},
+	}
+	for _, tc := range tests {
+		r := rowNamed(t, md, tc.row)
+		if r[3] != tc.ratio || r[4] != tc.verdict || !strings.Contains(r[1], tc.measured) || !strings.Contains(r[5], tc.note) {
+			t.Errorf("row %q: want ratio %q, verdict %s, measured with %q, note with %q", r, tc.ratio, tc.verdict, tc.measured, tc.note)
+		}
+	}
+	if n := strings.Count(md, "| direct | kurz 127.0.0.1:58080 | 495559 |"); n != 3 {
+		t.Errorf("split table has %d direct kurz rows, want one per round (3)", n)
+	}
+	// A click lost in any round is a miss, though the first round is exact.
+	round("closed-2.json", 0.5, 0.80, 0.50, 1)
+	if r := rowNamed(t, latestOf(t, dir), "Zero lost clicks: direct"); r[4] != "**miss**" || !strings.Contains(r[5], "run 2: expected") {
+		t.Errorf("row %q: want a miss naming run 2", r)
+	}
+}
