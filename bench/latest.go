@@ -134,15 +134,19 @@ type scenarios struct {
 
 func readScenarios(dir string) *scenarios {
 	return &scenarios{
-		closed: readRepeats(dir, "closed"), uniform: readRepeats(dir, "uniform"),
-		targeted: readRepeats(dir, "targeted"), opens: readRepeats(dir, "open"),
+		closed: readRepeats(dir, "closed", false), uniform: readRepeats(dir, "uniform", false),
+		targeted: readRepeats(dir, "targeted", false), opens: readRepeats(dir, "open", true),
 		mix: readRunFile(dir, "mix.json"), rss: readRunFile(dir, "rss.json"), sweep: readRunFile(dir, "sweep.json"),
 	}
 }
 
 // readRepeats reads base.json, base-2.json, ... up to the first missing
-// file, keeping the rounds whose kurz run has latencies.
-func readRepeats(dir, base string) []*runFile {
+// file. A closed round without latencies (no request completed) stays,
+// so that its targets miss and its rounds keep their numbers; timed
+// keeps only rounds whose kurz run has latencies (the open loop's tail
+// ratios need them). With more than one round, every run's name says its
+// round, so that the tables' rows can be told apart.
+func readRepeats(dir, base string, timed bool) []*runFile {
 	var fs []*runFile
 	for i := 1; ; i++ {
 		name := base + ".json"
@@ -151,12 +155,20 @@ func readRepeats(dir, base string) []*runFile {
 		}
 		f := readRunFile(dir, name)
 		if f == nil {
-			return fs
+			break
 		}
-		if f.Runs[0].Latency != nil {
+		if !timed || f.Runs[0].Latency != nil {
 			fs = append(fs, f)
 		}
 	}
+	if len(fs) > 1 {
+		for i, f := range fs {
+			for _, r := range f.Runs {
+				r.Name += fmt.Sprintf(", round %d", i+1)
+			}
+		}
+	}
+	return fs
 }
 
 // first is the first round of a repeated scenario; nil when it did not run.
@@ -258,10 +270,12 @@ func closedTargets(label string, fs []*runFile, bare bool) []goal {
 	}
 	thr := medianRatioTarget(prefix+": throughput vs nginx", fs, "throughput_kurz_over_nginx", 0.70,
 		func(r *runReport) string { return human(r.Throughput) + " req/s" })
-	if m := fs[medianRound(fs, "throughput_kurz_over_nginx")]; m != nil {
-		if note := machineBudget(m.Runs[0], closedNginx(m.Runs[1:])); note != "" {
-			thr.Note = joinNote(thr.Note, note)
+	mi := medianRound(fs, "throughput_kurz_over_nginx")
+	if note := machineBudget(fs[mi].Runs[0], closedNginx(fs[mi].Runs[1:])); note != "" {
+		if len(fs) > 1 {
+			note = fmt.Sprintf("round %d (the median): ", mi+1) + note
 		}
+		thr.Note = joinNote(thr.Note, note)
 	}
 	return []goal{perCPU, thr}
 }

@@ -306,7 +306,7 @@ func TestLatestOpenLoopMedianOfRuns(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Count(md, "| open-50 |"); n != 9 { // ratio, split and runs tables
+	if n := strings.Count(md, "| open-50, round "); n != 9 { // ratio, split and runs tables
 		t.Errorf("report lists %d open-loop kurz rows, want 3 runs in each of three tables", n)
 	}
 }

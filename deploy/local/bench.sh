@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench`: the standard benchmark scenario end to end, from a fresh
-# private stack, in a few minutes. Starts PostgreSQL + ClickHouse under
+# private stack, in about 12 minutes. Starts PostgreSQL + ClickHouse under
 # .run/bench, migrates, creates a key, seeds links (COPY bulk path), starts
 # the admin and the edge as `make run` does (default flush settings; both
 # run through every scenario, as deployed), warms the edge up, runs the
@@ -21,6 +21,8 @@
 # BENCH_CONNS (64), BENCH_EDGE_PROCS (GOMAXPROCS of the edge, 1),
 # BENCH_EDGE_GODEBUG (schedtrace=2147483647, see edge/PERFORMANCE.md; empty
 # to run the edge with Go's defaults),
+# BENCH_CLOSED_RUNS (3: rounds of the direct, uniform and targeted closed
+# loops, each kurz run with its nginx run; at least 1),
 # BENCH_OPEN_RUNS (3) and BENCH_OPEN_DURATION (3s) for the open loop,
 # BENCH_STATS_CLICKS (10000000), BENCH_INGEST_CLICKS (1000000),
 # BENCH_RSS_LINKS (1000000; the RSS scenario seeds up to this many links,
@@ -32,7 +34,8 @@
 # real one), KEEP_BENCH_DATA (0; 1 keeps BENCH_DIR for inspection; the
 # next run removes it anyway).
 # The edge runs with KURZ_PPROF_ADDR on loopback: CPU profiles of the
-# direct and targeted runs go into latest.md when a target is missed.
+# first round's direct, uniform and targeted runs go into latest.md when a
+# target is missed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -183,6 +186,7 @@ common=(--aliases "$dir/aliases.tsv" --addr "127.0.0.1:$edge_port" --pid "$edge_
 # the rounds' ratios and lists every round. The first round also times wrk
 # and the bare fasthttp server and takes the edge's profiles.
 closed_runs=${BENCH_CLOSED_RUNS:-3}
+[[ $closed_runs =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_CLOSED_RUNS must be a number >= 1, not '$closed_runs'" >&2; exit 2; }
 for i in $(seq 1 "$closed_runs"); do
 	sfx= first=()
 	if [ "$i" -gt 1 ]; then
