@@ -205,6 +205,9 @@ type cpuSplit struct {
 	// MachineParts are the parts whose sum is the target's machine cost:
 	// server, clickhouse, postgres, admin for kurz; server alone for nginx.
 	MachineParts []string `json:"machine_parts"`
+	// ClickHouseParts is ClickHouse's part work in the window, by table
+	// (kurz runs with --clickhouse on a server that keeps system.part_log).
+	ClickHouseParts []partWork `json:"clickhouse_parts,omitempty"`
 }
 
 // newCPUSplit is the difference of two snapshots; loadEnd splits the

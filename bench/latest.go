@@ -99,6 +99,7 @@ func buildLatest(dir, profile, env string, now time.Time) (string, error) {
 	}
 	writeRatioTable(&b, sc.splitFiles())
 	writeSplitTable(&b, sc.splitFiles())
+	writePartTable(&b, []*runFile{first(sc.closed), first(sc.uniform), first(sc.targeted)})
 	writeDashboardTable(&b, dir)
 	runs := sc.allRuns()
 	b.WriteString("\n## Runs\n\n| scenario | target | mode | conns | req/s | p50 | p99 | p99.9 | max | server CPU-s | req/CPU-s | RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")

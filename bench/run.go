@@ -345,10 +345,16 @@ func finishSplit(ctx context.Context, o *runOptions, snap0 stackSnapshot, roles 
 	if err != nil {
 		return nil, err
 	}
-	if kurz {
-		return newCPUSplit(snap0, snap1, loadEnd, res.ClickRows, stackParts), nil
+	if !kurz {
+		return newCPUSplit(snap0, snap1, loadEnd, res.Completed, []string{partServer}), nil
 	}
-	return newCPUSplit(snap0, snap1, loadEnd, res.Completed, []string{partServer}), nil
+	s := newCPUSplit(snap0, snap1, loadEnd, res.ClickRows, stackParts)
+	if ch != nil {
+		if s.ClickHouseParts, err = readPartWork(ctx, ch, snap0.at, snap1.at); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // compareNginx runs the same load against a private nginx, and wrk too
