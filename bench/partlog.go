@@ -26,7 +26,8 @@ type partWork struct {
 }
 
 // partLogSQL sums the window's part events of the current database per
-// table. event_time has whole seconds: the window is widened to them.
+// table. event_time has whole seconds (rounded down): the window is the
+// seconds it touches.
 const partLogSQL = `SELECT table, toString(event_type) AS kind, count(), sum(duration_ms), sum(rows)
 FROM system.part_log
 WHERE database = currentDatabase() AND event_type IN ('NEW_PART', 'MERGE_PARTS')
@@ -50,7 +51,7 @@ func readPartWork(ctx context.Context, ch driver.Conn, from, to time.Time) ([]pa
 	if n == 0 {
 		return nil, nil
 	}
-	rows, err := ch.Query(ctx, partLogSQL, uint32(from.Unix()), uint32(to.Unix()+1))
+	rows, err := ch.Query(ctx, partLogSQL, uint32(from.Unix()), uint32(to.Unix()))
 	if err != nil {
 		return nil, fmt.Errorf("read system.part_log: %w", err)
 	}
