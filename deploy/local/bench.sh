@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench`: the standard benchmark scenario end to end, from a fresh
-# private stack, in about 12 minutes. Starts PostgreSQL + ClickHouse under
+# private stack, in 12-13 minutes. Starts PostgreSQL + ClickHouse under
 # .run/bench, migrates, creates a key, seeds links (COPY bulk path), starts
 # the admin and the edge as `make run` does (default flush settings; both
 # run through every scenario, as deployed), warms the edge up, runs the
