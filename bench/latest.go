@@ -308,16 +308,27 @@ func medianRatioTarget(name string, fs []*runFile, key string, want float64, mea
 // medianRound is the index in fs of the round whose ratio key is the
 // median (the lower of the middle two for an even count), 0 without any.
 func medianRound(fs []*runFile, key string) int {
-	idx := make([]int, 0, len(fs))
+	var rounds []int
+	var vs []float64
 	for i, f := range fs {
-		if _, ok := f.Ratios[key]; ok {
-			idx = append(idx, i)
+		if v, ok := f.Ratios[key]; ok {
+			rounds, vs = append(rounds, i), append(vs, v)
 		}
 	}
-	if len(idx) == 0 {
+	if len(vs) == 0 {
 		return 0
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(fs[a].Ratios[key], fs[b].Ratios[key]) })
+	return rounds[medianIndex(vs)]
+}
+
+// medianIndex is the index in vs of its median value (the lower of the
+// middle two for an even count): the run a median verdict shows in full.
+func medianIndex(vs []float64) int {
+	idx := make([]int, len(vs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(vs[a], vs[b]) })
 	return idx[(len(idx)-1)/2]
 }
 

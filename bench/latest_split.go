@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 )
 
@@ -93,7 +92,7 @@ func machineTarget(label string, fs []*runFile) goal {
 	}
 	// The round shown in full is the median one (the lower of the middle
 	// two for an even count); the verdict is on the median ratio.
-	mi := slices.Index(ratios, slices.Sorted(slices.Values(ratios))[(len(ratios)-1)/2])
+	mi := medianIndex(ratios)
 	m, s := costs[mi], splits[mi]
 	t := atMostRatio(name, median(ratios), machineLimit, fmt.Sprintf("kurz %.1f µs (%s) vs nginx %.1f µs", m.kurz, s.partsList(s.MachineParts), m.nginx))
 	if len(costs) > 1 {
