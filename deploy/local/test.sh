@@ -12,7 +12,9 @@
 #
 # Every mode but screenshots and gobench also starts the ClickHouse
 # cluster of deploy/local/cluster.sh (ZooKeeper on KURZ_TEST_ZK_PORT,
-# default 2281; four servers from KURZ_TEST_CLUSTER_PORT, default 59200)
+# default 2281; four servers from KURZ_TEST_CLUSTER_PORT, default 29200:
+# below Linux's ephemeral range, where a client socket once held one of
+# their 12 ports and a server failed to start: "Address already in use")
 # unless KURZ_TEST_CLICKHOUSE_CLUSTER_URL and
 # KURZ_TEST_CLICKHOUSE_REPLICATED_URL name one. `test.sh cluster` (`make
 # test-cluster`) runs only the cluster tests (names containing Cluster);
@@ -46,7 +48,7 @@ if [ -z "${KURZ_TEST_DATABASE_URL:-}" ] || [ -z "${KURZ_TEST_CLICKHOUSE_URL:-}" 
 fi
 if [ "$mode" = test ] || [ "$mode" = cluster ]; then
 	if [ -z "${KURZ_TEST_CLICKHOUSE_CLUSTER_URL:-}" ] || [ -z "${KURZ_TEST_CLICKHOUSE_REPLICATED_URL:-}" ]; then
-		cluster_port=${KURZ_TEST_CLUSTER_PORT:-59200}
+		cluster_port=${KURZ_TEST_CLUSTER_PORT:-29200}
 		if ! deploy/local/cluster.sh status "$cluster_dir"; then
 			cluster_started=1
 		fi
