@@ -125,3 +125,19 @@ func BenchmarkCompile(b *testing.B) {
 		benchSet(b)
 	}
 }
+
+// BenchmarkIsCountry is the edge's per-visit check of a proxy's country
+// header.
+func BenchmarkIsCountry(b *testing.B) {
+	codes := [][2]byte{{'D', 'E'}, {'U', 'S'}, {'Z', 'W'}, {'A', 'D'}, {'X', 'X'}}
+	b.ReportAllocs()
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		if IsCountry(codes[i%len(codes)]) {
+			n++
+		}
+	}
+	if n == 0 {
+		b.Fatal("no country found")
+	}
+}

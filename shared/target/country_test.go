@@ -150,3 +150,22 @@ func TestCountryTableConsistent(t *testing.T) {
 		}
 	}
 }
+
+// TestCountryIndexMatchesTable checks the slot table against a scan of
+// countryTable for every pair of bytes, letters or not.
+func TestCountryIndexMatchesTable(t *testing.T) {
+	want := map[[2]byte]int{}
+	for i, c := range countryTable {
+		want[[2]byte{c.code[0], c.code[1]}] = i
+	}
+	for a := range 256 {
+		for b := range 256 {
+			k := [2]byte{byte(a), byte(b)}
+			i, ok := countryIndex(k[0], k[1])
+			wi, wok := want[k]
+			if ok != wok || (ok && i != wi) {
+				t.Fatalf("countryIndex(%q) = %d, %v; want %d, %v", k[:], i, ok, wi, wok)
+			}
+		}
+	}
+}

@@ -145,3 +145,26 @@ func BenchmarkRedirectHitParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkScanHeaders is the per-visit pass over the request headers
+// (observe), with a browser's usual headers behind a trusted proxy.
+func BenchmarkScanHeaders(b *testing.B) {
+	var req fasthttp.Request
+	req.Header.SetHost("kurz.test")
+	req.Header.SetUserAgent("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15")
+	req.Header.Set("Accept", "text/html")
+	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("Accept-Language", "de-DE,de;q=0.9")
+	req.Header.Set("Referer", "https://news.example.com/story")
+	req.Header.Set("X-Forwarded-For", "203.0.113.7")
+	req.Header.Set("CF-IPCountry", "DE")
+	req.Header.Set("Connection", "keep-alive")
+	s := &Server{countryHeader: []byte("CF-IPCountry")}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := s.scanHeaders(&req.Header)
+		if len(r.country) != 2 {
+			b.Fatal(string(r.country))
+		}
+	}
+}

@@ -27,19 +27,28 @@ func (s *Server) scanHeaders(h *fasthttp.RequestHeader) reqHeaders {
 	secPurpose := false
 	for k, v := range h.All() {
 		switch {
-		case bytes.EqualFold(k, hAcceptLanguage):
+		case headerIs(k, hAcceptLanguage):
 			r.lang = v
-		case bytes.EqualFold(k, hXForwardedFor):
+		case headerIs(k, hXForwardedFor):
 			r.addXFF(v)
-		case bytes.EqualFold(k, hSecPurpose):
+		case headerIs(k, hSecPurpose):
 			r.purpose, secPurpose = v, true
-		case !secPurpose && (bytes.EqualFold(k, hPurpose) || bytes.EqualFold(k, hXPurpose) || bytes.EqualFold(k, hXMoz)):
+		case !secPurpose && (headerIs(k, hPurpose) || headerIs(k, hXPurpose) || headerIs(k, hXMoz)):
 			r.purpose = v
-		case len(s.countryHeader) > 0 && bytes.EqualFold(k, s.countryHeader):
+		case len(s.countryHeader) > 0 && headerIs(k, s.countryHeader):
 			r.country = v
 		}
 	}
 	return r
+}
+
+// headerIs compares a header name ignoring case. Lengths first: most of a
+// request's headers differ in length from each name asked for, and
+// bytes.EqualFold finds a length difference only after comparing the
+// common prefix ("Accept-Encoding" against "Accept-Language"); the seven
+// comparisons per header were ~1% of the edge's CPU.
+func headerIs(k, name []byte) bool {
+	return len(k) == len(name) && bytes.EqualFold(k, name)
 }
 
 // addXFF adds an X-Forwarded-For line: several lines are one list,

@@ -74,7 +74,7 @@ func (m *requestMetrics) done(c routeClass, ctx *fasthttp.RequestCtx, start time
 // measured wraps a router handler of route class c.
 func (s *Server) measured(c routeClass, h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		start := time.Now()
+		start := requestTime(ctx)
 		h(ctx)
 		s.reqs.done(c, ctx, start)
 	}

@@ -209,7 +209,9 @@ func (s *Server) routes() *router.Router {
 // byte scan is cheaper than the router's tree walk and parameter storage.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	if p := ctx.Path(); len(p) > 1 && p[0] == '/' && isAlias(p[1:]) && !isRouteWord(p[1:]) {
-		start := time.Now()
+		// fasthttp's request start, read once per request already: a
+		// clock read of our own was ~0.5% of the edge's CPU.
+		start := requestTime(ctx)
 		s.serveAlias(ctx, p[1:])
 		s.reqs.done(routeLink, ctx, start)
 		return
@@ -218,7 +220,7 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) aliasRoute(ctx *fasthttp.RequestCtx) {
-	start := time.Now()
+	start := requestTime(ctx)
 	a, _ := ctx.UserValue("alias").(string)
 	c := routeLink
 	switch n := len(a) - 1; {
