@@ -22,6 +22,13 @@ import (
 //	       runs on each shard over the rows that shard receives
 //	DROP TABLE IF EXISTS t
 //	    -> db.t and db.t_local, ON CLUSTER
+//	ALTER TABLE t DROP COLUMN c
+//	    -> the same on db.t_local ON CLUSTER; the runner skips it where
+//	       the column is gone (18.16 has no DROP COLUMN IF EXISTS). The
+//	       Distributed table keeps declaring the column: 18.16 refuses an
+//	       ALTER … ON CLUSTER of a table that is not replicated on a
+//	       cluster whose shards are, and a Distributed table passes on
+//	       the columns a query names, so reads that do not name it work
 //	INSERT INTO t (…) SELECT …
 //	    -> unchanged: a backfill reads and writes the Distributed
 //	       tables, so it sees every shard, and its rows are spread by the
@@ -54,6 +61,7 @@ var shardingKeys = map[string]string{
 	// 0012). Nothing is stored or read through their Distributed tables.
 	"click_batch":         "cityHash64(target_id)",
 	"click_uniques_batch": "cityHash64(target_id)",
+	"click_counts_batch":  "cityHash64(target_id)",
 	// No target column: the view's rows land on their clicks' shards, a
 	// backfill's by owner; reads merge both.
 	"click_owner_daily": "cityHash64(owner_id)",
@@ -66,7 +74,7 @@ var shardingKeys = map[string]string{
 // for ClickHouse 18.16, which pushes a view's output to the views on the
 // view): on a cluster each shard has them under their own name, so a view
 // reading one reads it as it is, not a _local table.
-var chainedViews = map[string]bool{"click_events_batch_mv": true, "click_events_uniques_mv": true}
+var chainedViews = map[string]bool{"click_events_batch_mv": true, "click_events_uniques_mv": true, "click_events_counts_mv": true}
 
 // LocalSuffix names a table's per-shard part on a cluster.
 const LocalSuffix = "_local"
@@ -75,6 +83,7 @@ var (
 	createTableRE = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS (\w+) (\(.*)$`)
 	createViewRE  = regexp.MustCompile(`(?s)^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) AS\s+(SELECT\b.*)$`)
 	dropTableRE   = regexp.MustCompile(`^DROP TABLE IF EXISTS (\w+)$`)
+	dropColumnRE  = regexp.MustCompile(`^ALTER TABLE (\w+) DROP COLUMN (\w+)$`)
 	insertRE      = regexp.MustCompile(`(?s)^INSERT INTO \w+ \([^)]*\)\s+SELECT\b`)
 	fromRE        = regexp.MustCompile(`\bFROM\s+(\w+)`)
 	// joinRE finds a JOIN of tables; ARRAY JOIN (0004) is within a row.
@@ -102,10 +111,37 @@ func clusterStatements(stmt, db string, c Cluster) ([]string, error) {
 			fmt.Sprintf("DROP TABLE IF EXISTS %s ON CLUSTER %s", qualified(db, name), quote(c.Name)),
 			fmt.Sprintf("DROP TABLE IF EXISTS %s ON CLUSTER %s", qualified(db, name+LocalSuffix), quote(c.Name)),
 		}, nil
+	case dropColumnRE.MatchString(stmt):
+		m := dropColumnRE.FindStringSubmatch(stmt)
+		t, err := alteredTable(m[1], c)
+		if err != nil {
+			return nil, err
+		}
+		return []string{dropColumnSQL(t, m[2], db, c)}, nil
 	case insertRE.MatchString(stmt):
 		return []string{stmt}, nil
 	}
 	return nil, fmt.Errorf("statement not supported on a cluster (see chstore/clusterddl.go): %.60q", stmt)
+}
+
+// alteredTable is the table an ALTER of table changes: on a cluster its
+// local tables (see clusterStatements on the Distributed one).
+func alteredTable(table string, c Cluster) (string, error) {
+	if c.Name == "" {
+		return table, nil
+	}
+	if _, ok := shardingKeys[table]; !ok {
+		return "", fmt.Errorf("table %s is not a cluster table (chstore.shardingKeys)", table)
+	}
+	return table + LocalSuffix, nil
+}
+
+// dropColumnSQL drops column col of one of alteredTables.
+func dropColumnSQL(table, col, db string, c Cluster) string {
+	if c.Name == "" {
+		return fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", quote(table), quote(col))
+	}
+	return fmt.Sprintf("ALTER TABLE %s ON CLUSTER %s DROP COLUMN %s", qualified(db, table), quote(c.Name), quote(col))
 }
 
 // clusterTable is a CREATE TABLE whose text after the name is body.

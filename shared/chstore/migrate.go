@@ -37,10 +37,13 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // processes may both apply a migration; the second one's statements are
 // no-ops and its second schema_migrations row is harmless, because
 // versions are read as a set. A backfill guarded by "the table is empty"
-// (0007, 0010) is not safe that way: `admin migrate` holds a PostgreSQL
-// advisory lock around Migrate (pgstore.WithClickHouseMigrationLock), and
-// other callers must not run it concurrently. A run that dies half-way
-// re-applies the whole file next time.
+// (0007, 0010) is not safe that way, and neither is a file that holds
+// inserts while it replaces views (0013, hold.go): the first run to finish
+// releases the hold while the other may still be between two views.
+// `admin migrate` holds a PostgreSQL advisory lock around Migrate
+// (pgstore.WithClickHouseMigrationLock), and other callers must not run
+// it concurrently. A run that dies half-way re-applies the whole file
+// next time.
 func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
 	return MigrateCluster(ctx, conn, fsys, Cluster{})
 }
@@ -85,6 +88,10 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 			return err
 		}
 		if applied[f.version] {
+			// A run that died between the version row and the release.
+			if err := r.releaseApplied(ctx, fsys, f); err != nil {
+				return err
+			}
 			continue
 		}
 		if f.version == uniquesFromRaw {

@@ -60,15 +60,12 @@ func tables(t *testing.T, conn driver.Conn) []string {
 // migration ranges add their own.
 var clickTables = []string{
 	"click_dims_total", "click_dims_total_mv",
-	"click_hourly", "click_hourly_mv", "click_owner_totals", "click_owner_totals_mv",
-	"click_totals", "click_totals_mv", "clicks", "ingest_heartbeats", "schema_migrations",
+	"click_hourly", "click_owner_totals", "click_owner_totals_mv",
+	"click_totals", "clicks", "ingest_heartbeats", "schema_migrations",
 	"click_visitors", "click_hourly_visitors",
 	"click_owner_daily", "click_owner_daily_mv",
-	// 0011: the raw table of today's edges, its Null batch table and both
-	// chains of views (18.16's on the view, later releases' on its target).
-	"click_events", "click_batch", "click_dims_daily", "click_events_batch_mv",
-	"click_batch_hourly_mv", "click_batch_totals_mv", "click_batch_owner_totals_mv",
-	"click_events_hourly_mv", "click_events_totals_mv", "click_events_owner_totals_mv",
+	// 0011: the raw table of today's edges and the views of its breakdowns.
+	"click_events", "click_dims_daily",
 	"click_events_dims_daily_mv", "click_events_owner_daily_mv",
 	// 0012: the visitor sketches at three grains, their Null batch table
 	// and both chains; the uniq views of 0009 and 0011 are gone.
@@ -77,12 +74,21 @@ var clickTables = []string{
 	"click_events_uniques_mv", "click_events_uniques_hourly_mv", "click_events_uniques_daily_mv",
 	"click_events_uniques_total_mv",
 	"clicks_hourly_uniques_mv", "clicks_daily_uniques_mv", "clicks_uniques_mv",
+	// 0013: the counters' Null batch table and both chains, in place of
+	// 0011's, and the direct views on clicks in place of 0002's and 0003's.
+	"click_counts_batch", "click_events_counts_mv",
+	"click_counts_batch_hourly_mv", "click_counts_batch_totals_mv", "click_counts_batch_owner_totals_mv",
+	"click_events_counts_hourly_mv", "click_events_counts_totals_mv", "click_events_counts_owner_totals_mv",
+	"clicks_counts_totals_mv", "clicks_counts_hourly_mv",
 }
 
-// droppedTables were dropped by a later migration (0008, 0012).
+// droppedTables were dropped by a later migration (0008, 0012, 0013).
 var droppedTables = []string{"click_touches", "click_touches_mv",
 	"click_events_visitors_mv", "click_batch_visitors_mv", "click_events_hourly_visitors_mv",
-	"click_batch_hourly_visitors_mv", "click_visitors_mv", "click_hourly_visitors_mv"}
+	"click_batch_hourly_visitors_mv", "click_visitors_mv", "click_hourly_visitors_mv",
+	"click_batch", "click_events_batch_mv", "click_batch_hourly_mv", "click_batch_totals_mv",
+	"click_batch_owner_totals_mv", "click_events_hourly_mv", "click_events_totals_mv",
+	"click_events_owner_totals_mv", "click_hourly_mv", "click_totals_mv"}
 
 func checkTables(t *testing.T, conn driver.Conn) {
 	t.Helper()

@@ -2,8 +2,10 @@ package chstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -92,6 +94,9 @@ func (r *runner) checkLayout(ctx context.Context) error {
 
 // exec runs one statement of a migration, rewritten for the layout.
 func (r *runner) exec(ctx context.Context, stmt string) error {
+	if m := dropColumnRE.FindStringSubmatch(stmt); m != nil {
+		return r.dropColumn(ctx, m[1], m[2])
+	}
 	stmts := []string{stmt}
 	if r.c.Name != "" {
 		var err error
@@ -112,14 +117,85 @@ func (r *runner) apply(ctx context.Context, fsys fs.FS, f migrationFile) error {
 	if err != nil {
 		return fmt.Errorf("read migration %s: %w", f.name, err)
 	}
+	held := heldTables(string(body))
+	for _, t := range held {
+		if err := r.hold(ctx, t); err != nil {
+			return fmt.Errorf("migration %s: %w", f.name, err)
+		}
+	}
+	// While held, a failure leaves the hold in place (hold.go explains why).
+	stillHeld := func(err error) error {
+		if len(held) == 0 {
+			return err
+		}
+		return fmt.Errorf("%w (inserts into %s stay refused, and edges spool them, until `admin migrate` runs this file through)",
+			err, strings.Join(held, ", "))
+	}
 	for i, stmt := range SplitStatements(string(body)) {
 		if err := r.exec(ctx, stmt); err != nil {
-			return fmt.Errorf("migration %s statement %d: %w", f.name, i+1, err)
+			return stillHeld(fmt.Errorf("migration %s statement %d: %w", f.name, i+1, err))
 		}
 	}
 	// INSERT … SELECT, never inline VALUES: the latter hangs on 18.16.
 	if err := r.conn.Exec(r.ctx(ctx), "INSERT INTO schema_migrations (version) SELECT ?", f.version); err != nil {
-		return fmt.Errorf("record migration %s: %w", f.name, err)
+		return stillHeld(fmt.Errorf("record migration %s: %w", f.name, err))
+	}
+	for _, t := range held {
+		if err := r.release(ctx, t); err != nil {
+			return stillHeld(fmt.Errorf("migration %s: %w", f.name, err))
+		}
 	}
 	return nil
+}
+
+// dropColumn drops column col of table where this server's table still
+// has it, so that a file can run again: 18.16 has no DROP COLUMN IF
+// EXISTS.
+func (r *runner) dropColumn(ctx context.Context, table, col string) error {
+	t, err := alteredTable(table, r.c)
+	if err != nil {
+		return err
+	}
+	has, err := r.hasColumn(ctx, t, col)
+	if err != nil || !has {
+		return err
+	}
+	if err := r.conn.Exec(r.ctx(ctx), dropColumnSQL(t, col, r.db, r.c)); err != nil && !columnGone(err) {
+		return fmt.Errorf("drop column %s of %s: %w", col, t, err)
+	}
+	return nil
+}
+
+// ClickHouse error codes of a column ALTER that a concurrent migrator got
+// to first: adding a column that is there (18.16 says ILLEGAL_COLUMN,
+// later releases DUPLICATE_COLUMN), dropping one that is gone (18.16
+// ILLEGAL_COLUMN, later releases NOT_FOUND_COLUMN_IN_BLOCK).
+const (
+	codeNotFoundColumn  = 10
+	codeDuplicateColumn = 15
+	codeIllegalColumn   = 44
+)
+
+func columnGone(err error) bool {
+	var ex *clickhouse.Exception
+	return errors.As(err, &ex) && (ex.Code == codeNotFoundColumn || ex.Code == codeIllegalColumn) &&
+		strings.Contains(ex.Message, "Cannot find column")
+}
+
+func columnThere(err error) bool {
+	var ex *clickhouse.Exception
+	return errors.As(err, &ex) && (ex.Code == codeDuplicateColumn || ex.Code == codeIllegalColumn) &&
+		strings.Contains(ex.Message, "already exists")
+}
+
+// hasColumn reports whether this server's table has column col.
+func (r *runner) hasColumn(ctx context.Context, table, col string) (bool, error) {
+	var n uint64
+	err := r.conn.QueryRow(ctx,
+		"SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = ? AND name = ?",
+		table, col).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read columns of %s: %w", table, err)
+	}
+	return n > 0, nil
 }

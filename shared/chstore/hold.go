@@ -1,0 +1,110 @@
+package chstore
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+)
+
+// A migration file that replaces the materialized views feeding counters
+// cannot let an insert through while it does: dropping the old view first
+// misses the inserts before the new one exists, creating the new one first
+// counts them twice. Such a file starts with a hold line,
+//
+//	-- kurz:hold click_events clicks
+//
+// and the runner then makes every insert into those raw tables fail while
+// the file runs: it adds a column whose default throws (holdColumn), so an
+// INSERT, which names its columns and leaves that one to its default,
+// fails before anything is written; edges spool the refused batches and
+// replay them afterwards (edge/internal/clicks), so nothing is lost or
+// counted twice. Reads that name their columns go on. The hold is
+// released only after every statement and the version row succeeded: a
+// file that fails half-way leaves the views half-replaced, and inserts
+// must stay refused until a run of it succeeds (its statements are
+// idempotent). ClickHouse 18.16 was tried: the ALTER is accepted (a
+// constant throwIf(1) default would be evaluated by the ALTER and
+// refused, so the default reads a column), inserts fail with nothing
+// written, and DROP COLUMN lets them through again.
+const holdColumn = "kurz_hold"
+
+// holdRE is a file's hold line: its first line, naming raw tables (each
+// must have a kind column: the default reads it).
+var holdRE = regexp.MustCompile(`\A-- kurz:hold((?: \w+)+)\n`)
+
+// heldTables returns the tables a migration file's body holds, if any.
+func heldTables(body string) []string {
+	m := holdRE.FindStringSubmatch(body)
+	if m == nil {
+		return nil
+	}
+	return strings.Fields(m[1])
+}
+
+// holdTarget is the table a hold alters: on a cluster the shards' local
+// tables, which the Distributed table forwards its inserts to (an
+// asynchronous Distributed insert then waits in its queue and is sent
+// again after the release).
+func (r *runner) holdTarget(table string) string {
+	if r.c.Name == "" {
+		return quote(table)
+	}
+	return qualified(r.db, table+LocalSuffix) + " ON CLUSTER " + quote(r.c.Name)
+}
+
+// holdTable is the table whose columns show whether the hold is in place
+// (on a cluster, this server's local table).
+func (r *runner) holdTable(table string) string {
+	if r.c.Name == "" {
+		return table
+	}
+	return table + LocalSuffix
+}
+
+// held reports whether table carries the hold column.
+func (r *runner) held(ctx context.Context, table string) (bool, error) {
+	return r.hasColumn(ctx, r.holdTable(table), holdColumn)
+}
+
+// hold makes inserts into table fail, unless a run that died left them so.
+func (r *runner) hold(ctx context.Context, table string) error {
+	on, err := r.held(ctx, table)
+	if err != nil || on {
+		return err
+	}
+	stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s UInt8 DEFAULT throwIf(kind = kind)", r.holdTarget(table), holdColumn)
+	if err := r.conn.Exec(r.ctx(ctx), stmt); err != nil && !columnThere(err) {
+		return fmt.Errorf("hold inserts into %s: %w", table, err)
+	}
+	return nil
+}
+
+// release lets inserts into table through again.
+func (r *runner) release(ctx context.Context, table string) error {
+	on, err := r.held(ctx, table)
+	if err != nil || !on {
+		return err
+	}
+	stmt := fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", r.holdTarget(table), holdColumn)
+	if err := r.conn.Exec(r.ctx(ctx), stmt); err != nil && !columnGone(err) {
+		return fmt.Errorf("release inserts into %s: %w", table, err)
+	}
+	return nil
+}
+
+// releaseApplied releases the holds of a file that is already applied: a
+// run that died after recording the version did not get to it.
+func (r *runner) releaseApplied(ctx context.Context, fsys fs.FS, f migrationFile) error {
+	body, err := fs.ReadFile(fsys, f.name)
+	if err != nil {
+		return fmt.Errorf("read migration %s: %w", f.name, err)
+	}
+	for _, t := range heldTables(string(body)) {
+		if err := r.release(ctx, t); err != nil {
+			return fmt.Errorf("migration %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
