@@ -62,6 +62,15 @@ func TestClusterMigrateCreatesShardTables(t *testing.T) {
 				t.Errorf("%s: dropped table %s exists", chstore.Redact(dsn), gone)
 			}
 		}
+		// 0013 on every server: released, and the dead columns gone from
+		// the shards' tables.
+		server := openDSN(t, dsn)
+		for table, col := range map[string]string{"click_events_local": "kurz_hold", "clicks_local": "kurz_hold",
+			"click_hourly_local": "visitors", "click_totals_local": "visitors", "click_counts_batch_local": "visitors"} {
+			if cols := columns(t, server, table); len(cols) == 0 || slices.Contains(cols, col) {
+				t.Errorf("%s: %s has columns %v; want it, without %s", chstore.Redact(dsn), table, cols, col)
+			}
+		}
 	}
 	if err := chstore.MigrateEmbeddedCluster(context.Background(), conn, sharded); err != nil {
 		t.Fatal(err)

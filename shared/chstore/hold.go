@@ -44,9 +44,18 @@ func heldTables(body string) []string {
 }
 
 // holdTarget is the table a hold alters: on a cluster the shards' local
-// tables, which the Distributed table forwards its inserts to (an
-// asynchronous Distributed insert then waits in its queue and is sent
-// again after the release).
+// tables, which the Distributed table forwards its inserts to. kurz
+// connects to a cluster with insert_distributed_sync=1 (cluster.go), so
+// an edge's insert fails at once on a held shard and the edge replays it,
+// checking first which rows arrived. With asynchronous Distributed
+// inserts (an operator's override) a queued block would be sent again
+// after the release, possibly after the edge's replay had inserted the
+// same rows: do not migrate a held file with that override.
+//
+// On a cluster the state is read on the server the runner is connected
+// to, and an ON CLUSTER ALTER reports the first failing server's error
+// only; docs/operations.md tells how to check every server after a
+// failed run.
 func (r *runner) holdTarget(table string) string {
 	if r.c.Name == "" {
 		return quote(table)

@@ -37,13 +37,16 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // processes may both apply a migration; the second one's statements are
 // no-ops and its second schema_migrations row is harmless, because
 // versions are read as a set. A backfill guarded by "the table is empty"
-// (0007, 0010) is not safe that way, and neither is a file that holds
-// inserts while it replaces views (0013, hold.go): the first run to finish
-// releases the hold while the other may still be between two views.
-// `admin migrate` holds a PostgreSQL advisory lock around Migrate
-// (pgstore.WithClickHouseMigrationLock), and other callers must not run
-// it concurrently. A run that dies half-way re-applies the whole file
-// next time.
+// (0007, 0010) is not safe that way, and neither is a file that drops
+// views an earlier file created (0013, hold.go): a run still inside 0011
+// while another finishes 0013 would create 0011's views again after 0013
+// dropped them (versions are not contiguous, 0050 comes before 0013 in
+// an upgraded database, so a later version recorded says nothing about
+// an earlier file), and the first run to finish a held file releases the
+// hold while the other may still be between two views. `admin migrate` holds a PostgreSQL advisory lock
+// around Migrate (pgstore.WithClickHouseMigrationLock), and other callers
+// must not run it concurrently. A run that dies half-way re-applies the
+// whole file next time.
 func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
 	return MigrateCluster(ctx, conn, fsys, Cluster{})
 }
@@ -80,6 +83,7 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 	if _, err := checkViewChaining(ctx, conn); err != nil {
 		return err
 	}
+	var done []migrationFile // applied before this run: holds left behind are released at the end
 	for _, f := range files {
 		// Re-read before each file so that a concurrent migrator's progress
 		// is not repeated needlessly.
@@ -88,10 +92,7 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 			return err
 		}
 		if applied[f.version] {
-			// A run that died between the version row and the release.
-			if err := r.releaseApplied(ctx, fsys, f); err != nil {
-				return err
-			}
+			done = append(done, f)
 			continue
 		}
 		if f.version == uniquesFromRaw {
@@ -100,6 +101,14 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 			}
 		}
 		if err := r.apply(ctx, fsys, f); err != nil {
+			return err
+		}
+	}
+	// A run that died between a held file's version row and its release
+	// left inserts refused. Released only now that every file is applied:
+	// a later held file that failed half-way returned above, still held.
+	for _, f := range done {
+		if err := r.releaseApplied(ctx, fsys, f); err != nil {
 			return err
 		}
 	}

@@ -118,18 +118,18 @@ func (r *runner) apply(ctx context.Context, fsys fs.FS, f migrationFile) error {
 		return fmt.Errorf("read migration %s: %w", f.name, err)
 	}
 	held := heldTables(string(body))
-	for _, t := range held {
-		if err := r.hold(ctx, t); err != nil {
-			return fmt.Errorf("migration %s: %w", f.name, err)
-		}
-	}
 	// While held, a failure leaves the hold in place (hold.go explains why).
 	stillHeld := func(err error) error {
 		if len(held) == 0 {
 			return err
 		}
-		return fmt.Errorf("%w (inserts into %s stay refused, and edges spool them, until `admin migrate` runs this file through)",
+		return fmt.Errorf("%w (inserts into %s may stay refused, and edges spool them, until `admin migrate` runs this file through)",
 			err, strings.Join(held, ", "))
+	}
+	for _, t := range held {
+		if err := r.hold(ctx, t); err != nil {
+			return stillHeld(fmt.Errorf("migration %s: %w", f.name, err))
+		}
 	}
 	for i, stmt := range SplitStatements(string(body)) {
 		if err := r.exec(ctx, stmt); err != nil {
@@ -155,6 +155,16 @@ func (r *runner) dropColumn(ctx context.Context, table, col string) error {
 	t, err := alteredTable(table, r.c)
 	if err != nil {
 		return err
+	}
+	// A table that is not there is a mistake in the file, not a column
+	// dropped before.
+	var tables uint64
+	if err := r.conn.QueryRow(ctx, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = ?", t).
+		Scan(&tables); err != nil {
+		return fmt.Errorf("read tables: %w", err)
+	}
+	if tables == 0 {
+		return fmt.Errorf("drop column %s: no table %s", col, t)
 	}
 	has, err := r.hasColumn(ctx, t, col)
 	if err != nil || !has {
