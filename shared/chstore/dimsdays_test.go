@@ -67,7 +67,7 @@ func TestDimsDaysCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, table := range []string{click.Table, "clicks"} {
-		if err := chstore.Hold(ctx, conn, table); err != nil {
+		if err := chstore.Hold(ctx, conn, table, 14); err != nil {
 			t.Fatal(err)
 		}
 	}

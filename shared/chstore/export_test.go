@@ -16,19 +16,22 @@ var (
 // HeldTables is heldTables.
 var HeldTables = heldTables
 
-// Hold and Release are the runner's hold on a single server.
-func Hold(ctx context.Context, conn driver.Conn, table string) error {
+// Hold and Release are the runner's hold of file version v on a single
+// server; HoldColumn is its column.
+func Hold(ctx context.Context, conn driver.Conn, table string, v uint32) error {
 	r, err := newRunner(ctx, conn, Cluster{})
 	if err != nil {
 		return err
 	}
-	return r.hold(ctx, table)
+	return r.hold(ctx, table, v)
 }
 
-func Release(ctx context.Context, conn driver.Conn, table string) error {
+func Release(ctx context.Context, conn driver.Conn, table string, v uint32) error {
 	r, err := newRunner(ctx, conn, Cluster{})
 	if err != nil {
 		return err
 	}
-	return r.release(ctx, table)
+	return r.release(ctx, table, v)
 }
+
+var HoldColumn = holdColumn
