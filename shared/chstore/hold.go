@@ -20,11 +20,11 @@ import (
 // INSERT, which names its columns and leaves that one to its default,
 // fails before anything is written; edges spool the refused batches and
 // replay them afterwards (edge/internal/clicks), so nothing is lost or
-// counted twice. Reads that name their columns go on. The hold is
-// released only after every statement and the version row succeeded: a
-// file that fails half-way leaves the views half-replaced, and inserts
-// must stay refused until a run of it succeeds (its statements are
-// idempotent). ClickHouse 18.16 was tried: the ALTER is accepted (a
+// counted twice while their spools have room. Reads that name their
+// columns go on. The hold is released only after every statement and the
+// version row succeeded: a file that fails half-way leaves the views
+// half-replaced, and inserts must stay refused until a run of it succeeds
+// (its statements can run again as long as it is not recorded). ClickHouse 18.16 was tried: the ALTER is accepted (a
 // constant throwIf(1) default would be evaluated by the ALTER and
 // refused, so the default reads a column), inserts fail with nothing
 // written, and DROP COLUMN lets them through again.
