@@ -54,7 +54,6 @@ var shardingKeys = map[string]string{
 	"click_owner_totals":    "cityHash64(target_id)",
 	"click_events":          "cityHash64(target_id)",
 	"click_dims_daily":      "cityHash64(target_id)",
-	"click_dims_days":       "cityHash64(target_id)",
 	"click_uniques":         "cityHash64(target_id)",
 	"click_daily_uniques":   "cityHash64(target_id)",
 	"click_hourly_uniques":  "cityHash64(target_id)",

@@ -16,22 +16,19 @@ var (
 // HeldTables is heldTables.
 var HeldTables = heldTables
 
-// Hold and Release are the runner's hold of file version v on a single
-// server; HoldColumn is its column.
-func Hold(ctx context.Context, conn driver.Conn, table string, v uint32) error {
+// Hold and Release are the runner's hold on a single server.
+func Hold(ctx context.Context, conn driver.Conn, table string) error {
 	r, err := newRunner(ctx, conn, Cluster{})
 	if err != nil {
 		return err
 	}
-	return r.hold(ctx, table, v)
+	return r.hold(ctx, table)
 }
 
-func Release(ctx context.Context, conn driver.Conn, table string, v uint32) error {
+func Release(ctx context.Context, conn driver.Conn, table string) error {
 	r, err := newRunner(ctx, conn, Cluster{})
 	if err != nil {
 		return err
 	}
-	return r.release(ctx, table, v)
+	return r.release(ctx, table)
 }
-
-var HoldColumn = holdColumn

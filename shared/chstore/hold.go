@@ -20,19 +20,15 @@ import (
 // INSERT, which names its columns and leaves that one to its default,
 // fails before anything is written; edges spool the refused batches and
 // replay them afterwards (edge/internal/clicks), so nothing is lost or
-// counted twice while their spools have room. Reads that name their
-// columns go on. The hold is released only after every statement and the
-// version row succeeded: a file that fails half-way leaves the views
-// half-replaced, and inserts must stay refused until a run of it succeeds
-// (its statements can run again as long as it is not recorded). ClickHouse 18.16 was tried: the ALTER is accepted (a
+// counted twice. Reads that name their columns go on. The hold is
+// released only after every statement and the version row succeeded: a
+// file that fails half-way leaves the views half-replaced, and inserts
+// must stay refused until a run of it succeeds (its statements are
+// idempotent). ClickHouse 18.16 was tried: the ALTER is accepted (a
 // constant throwIf(1) default would be evaluated by the ALTER and
 // refused, so the default reads a column), inserts fail with nothing
 // written, and DROP COLUMN lets them through again.
-//
-// Each file holds with a column of its own (kurz_hold_0014): an admin of
-// an earlier version, which releases the holds of the files it knows,
-// must not release the hold of a later file that failed half-way.
-func holdColumn(version uint32) string { return fmt.Sprintf("kurz_hold_%04d", version) }
+const holdColumn = "kurz_hold"
 
 // holdRE is a file's hold line: its first line, naming raw tables (each
 // must have a kind column: the default reads it).
@@ -76,33 +72,31 @@ func (r *runner) holdTable(table string) string {
 	return table + LocalSuffix
 }
 
-// held reports whether table carries the hold column of file version v.
-func (r *runner) held(ctx context.Context, table string, v uint32) (bool, error) {
-	return r.hasColumn(ctx, r.holdTable(table), holdColumn(v))
+// held reports whether table carries the hold column.
+func (r *runner) held(ctx context.Context, table string) (bool, error) {
+	return r.hasColumn(ctx, r.holdTable(table), holdColumn)
 }
 
-// hold makes inserts into table fail for file version v, unless a run that
-// died left them so.
-func (r *runner) hold(ctx context.Context, table string, v uint32) error {
-	on, err := r.held(ctx, table, v)
+// hold makes inserts into table fail, unless a run that died left them so.
+func (r *runner) hold(ctx context.Context, table string) error {
+	on, err := r.held(ctx, table)
 	if err != nil || on {
 		return err
 	}
-	stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s UInt8 DEFAULT throwIf(kind = kind)", r.holdTarget(table), holdColumn(v))
+	stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s UInt8 DEFAULT throwIf(kind = kind)", r.holdTarget(table), holdColumn)
 	if err := r.conn.Exec(r.ctx(ctx), stmt); err != nil && !columnThere(err) {
 		return fmt.Errorf("hold inserts into %s: %w", table, err)
 	}
 	return nil
 }
 
-// release lets inserts into table through again, as far as file version v
-// held them.
-func (r *runner) release(ctx context.Context, table string, v uint32) error {
-	on, err := r.held(ctx, table, v)
+// release lets inserts into table through again.
+func (r *runner) release(ctx context.Context, table string) error {
+	on, err := r.held(ctx, table)
 	if err != nil || !on {
 		return err
 	}
-	stmt := fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", r.holdTarget(table), holdColumn(v))
+	stmt := fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", r.holdTarget(table), holdColumn)
 	if err := r.conn.Exec(r.ctx(ctx), stmt); err != nil && !columnGone(err) {
 		return fmt.Errorf("release inserts into %s: %w", table, err)
 	}
@@ -117,7 +111,7 @@ func (r *runner) releaseApplied(ctx context.Context, fsys fs.FS, f migrationFile
 		return fmt.Errorf("read migration %s: %w", f.name, err)
 	}
 	for _, t := range heldTables(string(body)) {
-		if err := r.release(ctx, t, f.version); err != nil {
+		if err := r.release(ctx, t); err != nil {
 			return fmt.Errorf("migration %s: %w", f.name, err)
 		}
 	}

@@ -127,7 +127,7 @@ func (r *runner) apply(ctx context.Context, fsys fs.FS, f migrationFile) error {
 			err, strings.Join(held, ", "))
 	}
 	for _, t := range held {
-		if err := r.hold(ctx, t, f.version); err != nil {
+		if err := r.hold(ctx, t); err != nil {
 			return stillHeld(fmt.Errorf("migration %s: %w", f.name, err))
 		}
 	}
@@ -141,7 +141,7 @@ func (r *runner) apply(ctx context.Context, fsys fs.FS, f migrationFile) error {
 		return stillHeld(fmt.Errorf("record migration %s: %w", f.name, err))
 	}
 	for _, t := range held {
-		if err := r.release(ctx, t, f.version); err != nil {
+		if err := r.release(ctx, t); err != nil {
 			return stillHeld(fmt.Errorf("migration %s: %w", f.name, err))
 		}
 	}
