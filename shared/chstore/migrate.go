@@ -43,10 +43,11 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // dropped them (versions are not contiguous, 0050 comes before 0013 in
 // an upgraded database, so a later version recorded says nothing about
 // an earlier file), and the first run to finish a held file releases the
-// hold while the other may still be between two views. `admin migrate` holds a PostgreSQL advisory lock
-// around Migrate (pgstore.WithClickHouseMigrationLock), and other callers
-// must not run it concurrently. A run that dies half-way re-applies the
-// whole file next time.
+// hold while the other may still be between two views. `admin migrate`
+// holds a PostgreSQL advisory lock around Migrate
+// (pgstore.WithClickHouseMigrationLock), and other callers must not run
+// it concurrently. A run that dies half-way re-applies the whole file
+// next time.
 func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
 	return MigrateCluster(ctx, conn, fsys, Cluster{})
 }
