@@ -23,8 +23,9 @@ import (
 //	DROP TABLE IF EXISTS t
 //	    -> db.t and db.t_local, ON CLUSTER
 //	ALTER TABLE t DROP COLUMN c
-//	    -> the same on db.t_local ON CLUSTER; the runner skips it where
-//	       the column is gone (18.16 has no DROP COLUMN IF EXISTS). The
+//	    -> the same on db.t_local, by the runner (dropColumn): ON CLUSTER
+//	       for plain tables, shard by shard for replicated ones
+//	       (shards.go), skipped where the column is gone. The
 //	       Distributed table keeps declaring the column: 18.16 refuses an
 //	       ALTER … ON CLUSTER of a table that is not replicated on a
 //	       cluster whose shards are, and a Distributed table passes on
@@ -54,6 +55,7 @@ var shardingKeys = map[string]string{
 	"click_owner_totals":    "cityHash64(target_id)",
 	"click_events":          "cityHash64(target_id)",
 	"click_dims_daily":      "cityHash64(target_id)",
+	"click_dims_days":       "cityHash64(target_id)",
 	"click_uniques":         "cityHash64(target_id)",
 	"click_daily_uniques":   "cityHash64(target_id)",
 	"click_hourly_uniques":  "cityHash64(target_id)",
@@ -111,13 +113,6 @@ func clusterStatements(stmt, db string, c Cluster) ([]string, error) {
 			fmt.Sprintf("DROP TABLE IF EXISTS %s ON CLUSTER %s", qualified(db, name), quote(c.Name)),
 			fmt.Sprintf("DROP TABLE IF EXISTS %s ON CLUSTER %s", qualified(db, name+LocalSuffix), quote(c.Name)),
 		}, nil
-	case dropColumnRE.MatchString(stmt):
-		m := dropColumnRE.FindStringSubmatch(stmt)
-		t, err := alteredTable(m[1], c)
-		if err != nil {
-			return nil, err
-		}
-		return []string{dropColumnSQL(t, m[2], db, c)}, nil
 	case insertRE.MatchString(stmt):
 		return []string{stmt}, nil
 	}
@@ -134,14 +129,6 @@ func alteredTable(table string, c Cluster) (string, error) {
 		return "", fmt.Errorf("table %s is not a cluster table (chstore.shardingKeys)", table)
 	}
 	return table + LocalSuffix, nil
-}
-
-// dropColumnSQL drops column col of one of alteredTables.
-func dropColumnSQL(table, col, db string, c Cluster) string {
-	if c.Name == "" {
-		return fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", quote(table), quote(col))
-	}
-	return fmt.Sprintf("ALTER TABLE %s ON CLUSTER %s DROP COLUMN %s", qualified(db, table), quote(c.Name), quote(col))
 }
 
 // clusterTable is a CREATE TABLE whose text after the name is body.

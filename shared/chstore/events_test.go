@@ -20,7 +20,7 @@ import (
 // The uniq states of click_totals, click_hourly, click_visitors and
 // click_hourly_visitors are left out: nothing reads them, 0011 leaves the
 // first two empty and 0012 stops filling the other two. The product's reads of date ranges, which read
-// click_dims_daily for click_events and the raw rows for clicks, are
+// click_dims_days for click_events and the raw rows for clicks, are
 // compared in TestClickEventsCountAsClicks itself.
 var aggregateReads = map[string]string{
 	"click_totals": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', toString(countIfMerge(humans)), ' ',
@@ -33,7 +33,7 @@ var aggregateReads = map[string]string{
 	// their sum over days, devices aside, is what the two must agree on.
 	"dimensions": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', dim, ' ', value, ' ', toString(sum(hits))) AS l
 		FROM (SELECT kind, target_id, dim, value, hits FROM click_dims_total
-			UNION ALL SELECT kind, target_id, dim, value, hits FROM click_dims_daily WHERE dim != 'device')
+			UNION ALL SELECT kind, target_id, toString(dim) AS dim, value, hits FROM click_dims_days WHERE dim != 'device')
 		GROUP BY kind, target_id, dim, value ORDER BY l`,
 	"click_owner_totals": `SELECT concat(toString(kind), ' ', toString(owner_id), ' ', toString(target_id), ' ', toString(sum(humans))) AS l
 		FROM click_owner_totals GROUP BY kind, owner_id, target_id ORDER BY l`,

@@ -20,15 +20,19 @@ import (
 // INSERT, which names its columns and leaves that one to its default,
 // fails before anything is written; edges spool the refused batches and
 // replay them afterwards (edge/internal/clicks), so nothing is lost or
-// counted twice. Reads that name their columns go on. The hold is
-// released only after every statement and the version row succeeded: a
-// file that fails half-way leaves the views half-replaced, and inserts
-// must stay refused until a run of it succeeds (its statements are
-// idempotent). ClickHouse 18.16 was tried: the ALTER is accepted (a
+// counted twice while their spools have room. Reads that name their
+// columns go on. The hold is released only after every statement and the
+// version row succeeded: a file that fails half-way leaves the views
+// half-replaced, and inserts must stay refused until a run of it succeeds
+// (its statements can run again as long as it is not recorded). ClickHouse 18.16 was tried: the ALTER is accepted (a
 // constant throwIf(1) default would be evaluated by the ALTER and
 // refused, so the default reads a column), inserts fail with nothing
 // written, and DROP COLUMN lets them through again.
-const holdColumn = "kurz_hold"
+//
+// Each file holds with a column of its own (kurz_hold_0014): an admin of
+// an earlier version, which releases the holds of the files it knows,
+// must not release the hold of a later file that failed half-way.
+func holdColumn(version uint32) string { return fmt.Sprintf("kurz_hold_%04d", version) }
 
 // holdRE is a file's hold line: its first line, naming raw tables (each
 // must have a kind column: the default reads it).
@@ -43,28 +47,20 @@ func heldTables(body string) []string {
 	return strings.Fields(m[1])
 }
 
-// holdTarget is the table a hold alters: on a cluster the shards' local
-// tables, which the Distributed table forwards its inserts to. kurz
-// connects to a cluster with insert_distributed_sync=1 (cluster.go), so
-// an edge's insert fails at once on a held shard and the edge replays it,
-// checking first which rows arrived. With asynchronous Distributed
-// inserts (an operator's override) a queued block would be sent again
-// after the release, possibly after the edge's replay had inserted the
-// same rows: do not migrate a held file with that override.
+// holdTable is the table a hold alters and whose columns show it: on a
+// cluster the shards' local tables, which the Distributed table forwards
+// its inserts to. kurz connects to a cluster with insert_distributed_sync=1
+// (cluster.go), so an edge's insert fails at once on a held shard and the
+// edge replays it, checking first which rows arrived. With asynchronous
+// Distributed inserts (an operator's override) a queued block would be
+// sent again after the release, possibly after the edge's replay had
+// inserted the same rows: do not migrate a held file with that override.
 //
-// On a cluster the state is read on the server the runner is connected
-// to, and an ON CLUSTER ALTER reports the first failing server's error
-// only; docs/operations.md tells how to check every server after a
-// failed run.
-func (r *runner) holdTarget(table string) string {
-	if r.c.Name == "" {
-		return quote(table)
-	}
-	return qualified(r.db, table+LocalSuffix) + " ON CLUSTER " + quote(r.c.Name)
-}
-
-// holdTable is the table whose columns show whether the hold is in place
-// (on a cluster, this server's local table).
+// On a cluster of plain tables the state is read on the server the runner
+// is connected to, and an ON CLUSTER ALTER reports the first failing
+// server's error only; docs/operations.md tells how to check every server
+// after a failed run. Replicated tables are held shard by shard
+// (shards.go).
 func (r *runner) holdTable(table string) string {
 	if r.c.Name == "" {
 		return table
@@ -72,36 +68,39 @@ func (r *runner) holdTable(table string) string {
 	return table + LocalSuffix
 }
 
-// held reports whether table carries the hold column.
-func (r *runner) held(ctx context.Context, table string) (bool, error) {
-	return r.hasColumn(ctx, r.holdTable(table), holdColumn)
+// held reports whether this server's table carries the hold column of
+// file version v.
+func (r *runner) held(ctx context.Context, table string, v uint32) (bool, error) {
+	return r.hasColumn(ctx, r.holdTable(table), holdColumn(v))
 }
 
-// hold makes inserts into table fail, unless a run that died left them so.
-func (r *runner) hold(ctx context.Context, table string) error {
-	on, err := r.held(ctx, table)
-	if err != nil || on {
-		return err
-	}
-	stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s UInt8 DEFAULT throwIf(kind = kind)", r.holdTarget(table), holdColumn)
-	if err := r.conn.Exec(r.ctx(ctx), stmt); err != nil && !columnThere(err) {
+// hold makes inserts into table fail for file version v, unless a run that
+// died left them so.
+func (r *runner) hold(ctx context.Context, table string, v uint32) error {
+	col := holdColumn(v)
+	clause := fmt.Sprintf("ADD COLUMN %s UInt8 DEFAULT throwIf(kind = kind)", quote(col))
+	if err := r.changeColumn(ctx, r.holdTable(table), col, true, clause); err != nil {
 		return fmt.Errorf("hold inserts into %s: %w", table, err)
 	}
 	return nil
 }
 
-// release lets inserts into table through again.
-func (r *runner) release(ctx context.Context, table string) error {
-	on, err := r.held(ctx, table)
-	if err != nil || !on {
-		return err
-	}
-	stmt := fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", r.holdTarget(table), holdColumn)
-	if err := r.conn.Exec(r.ctx(ctx), stmt); err != nil && !columnGone(err) {
+// release lets inserts into table through again, as far as file version v
+// held them.
+func (r *runner) release(ctx context.Context, table string, v uint32) error {
+	return r.releaseColumn(ctx, table, holdColumn(v))
+}
+
+func (r *runner) releaseColumn(ctx context.Context, table, col string) error {
+	if err := r.changeColumn(ctx, r.holdTable(table), col, false, "DROP COLUMN "+quote(col)); err != nil {
 		return fmt.Errorf("release inserts into %s: %w", table, err)
 	}
 	return nil
 }
+
+// legacyHoldColumn is the hold column of the first release with holds,
+// which named it for no file (0013 only).
+const legacyHoldColumn = "kurz_hold"
 
 // releaseApplied releases the holds of a file that is already applied: a
 // run that died after recording the version did not get to it.
@@ -111,7 +110,10 @@ func (r *runner) releaseApplied(ctx context.Context, fsys fs.FS, f migrationFile
 		return fmt.Errorf("read migration %s: %w", f.name, err)
 	}
 	for _, t := range heldTables(string(body)) {
-		if err := r.release(ctx, t); err != nil {
+		if err := r.release(ctx, t, f.version); err != nil {
+			return fmt.Errorf("migration %s: %w", f.name, err)
+		}
+		if err := r.releaseColumn(ctx, t, legacyHoldColumn); err != nil {
 			return fmt.Errorf("migration %s: %w", f.name, err)
 		}
 	}

@@ -139,10 +139,10 @@ func TestHoldRefusesInserts(t *testing.T) {
 		t.Fatal(err)
 	}
 	insertVisits(t, conn, click.Table, visits(0, 300))
-	if err := chstore.Hold(ctx, conn, click.Table); err != nil {
+	if err := chstore.Hold(ctx, conn, click.Table, 99); err != nil {
 		t.Fatal(err)
 	}
-	if err := chstore.Hold(ctx, conn, click.Table); err != nil { // a second hold is a no-op
+	if err := chstore.Hold(ctx, conn, click.Table, 99); err != nil { // a second hold is a no-op
 		t.Fatal(err)
 	}
 	var b click.Block
@@ -158,10 +158,10 @@ func TestHoldRefusesInserts(t *testing.T) {
 		t.Errorf("held: %d raw rows, want the 300 from before", n)
 	}
 	checkCounters(t, conn, "held")
-	if err := chstore.Release(ctx, conn, click.Table); err != nil {
+	if err := chstore.Release(ctx, conn, click.Table, 99); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(columns(t, conn, click.Table), "kurz_hold") {
+	if slices.Contains(columns(t, conn, click.Table), chstore.HoldColumn(99)) {
 		t.Error("the hold column stayed after the release")
 	}
 	insertVisits(t, conn, click.Table, visits(2000, 300))
@@ -218,8 +218,8 @@ func TestDeadVisitorStatesDropped(t *testing.T) {
 		}
 	}
 	for _, table := range []string{click.Table, "clicks"} {
-		if slices.Contains(columns(t, conn, table), "kurz_hold") {
-			t.Errorf("%s is still held", table)
+		if held := holdColumns(columns(t, conn, table)); len(held) > 0 {
+			t.Errorf("%s is still held: %v", table, held)
 		}
 	}
 
@@ -250,7 +250,7 @@ func TestMigrateReleasesAHoldLeftBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, table := range []string{click.Table, "clicks"} {
-		if err := chstore.Hold(ctx, conn, table); err != nil {
+		if err := chstore.Hold(ctx, conn, table, 13); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -260,4 +260,41 @@ func TestMigrateReleasesAHoldLeftBehind(t *testing.T) {
 	insertVisits(t, conn, click.Table, visits(0, 100))
 	insertVisits(t, conn, "clicks", visits(1000, 100))
 	checkCounters(t, conn, "after the release")
+}
+
+// holdColumns are the hold columns among cols.
+func holdColumns(cols []string) []string {
+	var out []string
+	for _, c := range cols {
+		if strings.HasPrefix(c, "kurz_hold") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestEarlierRunKeepsALaterHold: a run that knows the files up to 0013
+// (an admin of an earlier version) on a database whose 0014 failed
+// half-way releases no hold of 0014's: inserts stay refused until a run
+// that knows 0014 goes through.
+func TestEarlierRunKeepsALaterHold(t *testing.T) {
+	conn := emptyDB(t)
+	ctx := context.Background()
+	if err := chstore.Migrate(ctx, conn, upTo(t, 14)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chstore.Hold(ctx, conn, click.Table, 14); err != nil {
+		t.Fatal(err)
+	}
+	if err := chstore.Migrate(ctx, conn, upTo(t, 14)); err != nil {
+		t.Fatal(err)
+	}
+	var b click.Block
+	if err := chstore.InsertRowsInto(ctx, conn, click.Table, &b, visits(0, 10), chstore.Chunking{}); err == nil {
+		t.Fatal("an earlier run released a later file's hold")
+	}
+	if err := chstore.Migrate(ctx, conn, embedded(t)); err != nil {
+		t.Fatal(err)
+	}
+	insertVisits(t, conn, click.Table, visits(100, 10))
 }

@@ -73,8 +73,8 @@ func TestInsertBlockFeedsAggregates(t *testing.T) {
 		N     uint64 `ch:"n"`
 	}
 	var dims []dimCount
-	// click_events' dimensions are per day (0011); devices are not compared here.
-	if err := conn.Select(ctx, &dims, `SELECT dim, value, sum(hits) AS n FROM click_dims_daily
+	// click_events' dimensions are per day (0011, 0014); devices are not compared here.
+	if err := conn.Select(ctx, &dims, `SELECT toString(dim) AS dim, value, sum(hits) AS n FROM click_dims_days
 		WHERE kind = 'link' AND target_id = 42 AND dim != 'device'
 		GROUP BY dim, value ORDER BY dim, n DESC, value`); err != nil {
 		t.Fatal(err)

@@ -74,6 +74,8 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 	if err != nil {
 		return err
 	}
+	r.dial = o.DialServer
+	defer r.close()
 	if err := r.prepare(ctx); err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ var clickTables = []string{
 	"click_owner_daily", "click_owner_daily_mv",
 	// 0011: the raw table of today's edges and the views of its breakdowns.
 	"click_events", "click_dims_daily",
-	"click_events_dims_daily_mv", "click_events_owner_daily_mv",
+	"click_events_owner_daily_mv",
 	// 0012: the visitor sketches at three grains, their Null batch table
 	// and both chains; the uniq views of 0009 and 0011 are gone.
 	"click_uniques", "click_daily_uniques", "click_hourly_uniques", "click_uniques_batch",
@@ -80,6 +80,9 @@ var clickTables = []string{
 	"click_counts_batch_hourly_mv", "click_counts_batch_totals_mv", "click_counts_batch_owner_totals_mv",
 	"click_events_counts_hourly_mv", "click_events_counts_totals_mv", "click_events_counts_owner_totals_mv",
 	"clicks_counts_totals_mv", "clicks_counts_hourly_mv",
+	// 0014: the daily breakdown keyed by an Enum8, in place of 0011's (whose
+	// table stays, frozen, for admins of an earlier version).
+	"click_dims_days", "click_events_dims_days_mv",
 }
 
 // droppedTables were dropped by a later migration (0008, 0012, 0013).
@@ -88,7 +91,8 @@ var droppedTables = []string{"click_touches", "click_touches_mv",
 	"click_batch_hourly_visitors_mv", "click_visitors_mv", "click_hourly_visitors_mv",
 	"click_batch", "click_events_batch_mv", "click_batch_hourly_mv", "click_batch_totals_mv",
 	"click_batch_owner_totals_mv", "click_events_hourly_mv", "click_events_totals_mv",
-	"click_events_owner_totals_mv", "click_hourly_mv", "click_totals_mv"}
+	"click_events_owner_totals_mv", "click_hourly_mv", "click_totals_mv",
+	"click_events_dims_daily_mv"}
 
 func checkTables(t *testing.T, conn driver.Conn) {
 	t.Helper()

@@ -19,6 +19,11 @@ type MigrateOptions struct {
 	// for retention: the visitors of those months are then missing from
 	// unique clicks (checkRawComplete).
 	AcceptLostUniques bool
+	// DialServer connects to another server of a replicated cluster at
+	// host:port (ServerDialer), for ALTERs sent shard by shard (shards.go).
+	// Without it a run reaches only the shard of the server it is
+	// connected to.
+	DialServer func(ctx context.Context, addr string) (driver.Conn, error)
 }
 
 // checkRawComplete refuses 0012 where the raw clicks no longer hold every

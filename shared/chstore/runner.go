@@ -17,7 +17,14 @@ type runner struct {
 	conn driver.Conn
 	c    Cluster
 	db   string // conn's database; set on a cluster only
+	// dial reaches another server of a replicated cluster (shards.go);
+	// shards caches the servers found, closed by close.
+	dial   func(ctx context.Context, addr string) (driver.Conn, error)
+	shards []shardServer
 }
+
+// close closes the connections the runner dialed.
+func (r *runner) close() { closeShards(r.shards) }
 
 func newRunner(ctx context.Context, conn driver.Conn, c Cluster) (*runner, error) {
 	r := &runner{conn: conn, c: c}
@@ -127,7 +134,7 @@ func (r *runner) apply(ctx context.Context, fsys fs.FS, f migrationFile) error {
 			err, strings.Join(held, ", "))
 	}
 	for _, t := range held {
-		if err := r.hold(ctx, t); err != nil {
+		if err := r.hold(ctx, t, f.version); err != nil {
 			return stillHeld(fmt.Errorf("migration %s: %w", f.name, err))
 		}
 	}
@@ -141,16 +148,14 @@ func (r *runner) apply(ctx context.Context, fsys fs.FS, f migrationFile) error {
 		return stillHeld(fmt.Errorf("record migration %s: %w", f.name, err))
 	}
 	for _, t := range held {
-		if err := r.release(ctx, t); err != nil {
+		if err := r.release(ctx, t, f.version); err != nil {
 			return stillHeld(fmt.Errorf("migration %s: %w", f.name, err))
 		}
 	}
 	return nil
 }
 
-// dropColumn drops column col of table where this server's table still
-// has it, so that a file can run again: 18.16 has no DROP COLUMN IF
-// EXISTS.
+// dropColumn drops column col of table where it still is (changeColumn).
 func (r *runner) dropColumn(ctx context.Context, table, col string) error {
 	t, err := alteredTable(table, r.c)
 	if err != nil {
@@ -166,11 +171,7 @@ func (r *runner) dropColumn(ctx context.Context, table, col string) error {
 	if tables == 0 {
 		return fmt.Errorf("drop column %s: no table %s", col, t)
 	}
-	has, err := r.hasColumn(ctx, t, col)
-	if err != nil || !has {
-		return err
-	}
-	if err := r.conn.Exec(r.ctx(ctx), dropColumnSQL(t, col, r.db, r.c)); err != nil && !columnGone(err) {
+	if err := r.changeColumn(ctx, t, col, false, "DROP COLUMN "+quote(col)); err != nil {
 		return fmt.Errorf("drop column %s of %s: %w", col, t, err)
 	}
 	return nil
@@ -200,8 +201,14 @@ func columnThere(err error) bool {
 
 // hasColumn reports whether this server's table has column col.
 func (r *runner) hasColumn(ctx context.Context, table, col string) (bool, error) {
+	return hasColumn(ctx, r.conn, table, col)
+}
+
+// hasColumn reports whether conn's server has column col in table of its
+// current database.
+func hasColumn(ctx context.Context, conn driver.Conn, table, col string) (bool, error) {
 	var n uint64
-	err := r.conn.QueryRow(ctx,
+	err := conn.QueryRow(ctx,
 		"SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = ? AND name = ?",
 		table, col).Scan(&n)
 	if err != nil {

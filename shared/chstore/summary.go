@@ -22,7 +22,7 @@ import (
 // Every all-time read uses the aggregate tables of migrations/clickhouse
 // (0002–0011), never a scan of the raw clicks, so a link's summary costs
 // the same at ten clicks and at a hundred million; date ranges read
-// click_dims_daily, and the raw rows only of the clicks counted before
+// click_dims_days, and the raw rows only of the clicks counted before
 // 0011 (rangeDimsFrom). Only ClassHuman visits count
 // towards clicks, uniqueClicks and the breakdowns; bots, previews and
 // prefetches are reported apart.
@@ -114,15 +114,15 @@ const dimsIn = ` AND dim IN ('country', 'referrer', 'browser', 'os', 'category')
 const rangeDimsIn = ` AND dim IN ('country', 'referrer', 'browser', 'os', 'category', 'device')`
 
 // dimsTotalFrom is every human click's dimensions: click_dims_total holds
-// those of the clicks in clicks (0004), click_dims_daily those in
+// those of the clicks in clicks (0004), click_dims_days those in
 // click_events (0011), a row per day. Its arguments are kind and id,
 // twice.
 const dimsTotalFrom = `(SELECT dim, value, hits FROM click_dims_total WHERE kind = ? AND target_id = ?` + dimsIn + `
-	UNION ALL SELECT dim, value, hits FROM click_dims_daily WHERE kind = ? AND target_id = ?` + dimsIn + `)`
+	UNION ALL SELECT toString(dim) AS dim, value, hits FROM click_dims_days WHERE kind = ? AND target_id = ?` + dimsIn + `)`
 
 const dimsTail = ` GROUP BY dim, name HAVING n > 0 ORDER BY dim, n DESC, name LIMIT 1000 BY dim`
 
-// dailyWhere selects one target's days of click_dims_daily in a range of
+// dailyWhere selects one target's days of click_dims_days in a range of
 // whole UTC days: kind, id, from, end (Unix seconds of midnights).
 const dailyWhere = ` WHERE kind = ? AND target_id = ? AND day >= toDate(toDateTime(?, 'UTC')) AND day < toDate(toDateTime(?, 'UTC'))`
 
@@ -131,7 +131,7 @@ const dailyWhere = ` WHERE kind = ? AND target_id = ? AND day >= toDate(toDateTi
 const rangeDimsWhere = ` WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human' GROUP BY value`
 
 // rangeDimsFrom breaks a range of days down by dimension: the days of
-// click_dims_daily (the clicks in click_events), plus the raw clicks of
+// click_dims_days (the clicks in click_events), plus the raw clicks of
 // the range in clicks, written before 0011, within their primary-key range
 // (kind, target_id, ts), which click_dims_total cannot split by day. For
 // those, one GROUP BY per dimension over its own column, joined by UNION
@@ -145,7 +145,7 @@ const rangeDimsFrom = `(SELECT 'country' AS dim, country AS value, count() AS hi
 	UNION ALL SELECT 'os' AS dim, os AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'category' AS dim, toString(referrer_category) AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'device' AS dim, device AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
-	UNION ALL SELECT dim, value, hits FROM click_dims_daily` + dailyWhere + rangeDimsIn + `)`
+	UNION ALL SELECT toString(dim) AS dim, value, hits FROM click_dims_days` + dailyWhere + rangeDimsIn + `)`
 
 const rangeDimsBranches = 7
 
@@ -155,7 +155,7 @@ const rangeDimsBranches = 7
 // over an empty table (18.16, 30 days of the busiest of 100k links: 21-46
 // against 8-15 ms), and every kurz since 0011 writes click_events only.
 // Its arguments are kind, id, from, end.
-const dailyDimsFrom = `(SELECT dim, value, hits FROM click_dims_daily` + dailyWhere + rangeDimsIn + `)`
+const dailyDimsFrom = `(SELECT toString(dim) AS dim, value, hits FROM click_dims_days` + dailyWhere + rangeDimsIn + `)`
 
 // legacyInRangeSQL counts the target's human clicks of a range in clicks:
 // kind, id, from, end (Unix seconds).
