@@ -102,6 +102,24 @@ func (r *runner) releaseColumn(ctx context.Context, table, col string) error {
 // which named it for no file (0013 only).
 const legacyHoldColumn = "kurz_hold"
 
+// releaseLegacy drops legacyHoldColumn from the tables files hold, once
+// every file is applied: a run of that release which failed half-way left
+// it, and no later run would otherwise know it.
+func (r *runner) releaseLegacy(ctx context.Context, fsys fs.FS, files []migrationFile) error {
+	for _, f := range files {
+		body, err := fs.ReadFile(fsys, f.name)
+		if err != nil {
+			return fmt.Errorf("read migration %s: %w", f.name, err)
+		}
+		for _, t := range heldTables(string(body)) {
+			if err := r.releaseColumn(ctx, t, legacyHoldColumn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // releaseApplied releases the holds of a file that is already applied: a
 // run that died after recording the version did not get to it.
 func (r *runner) releaseApplied(ctx context.Context, fsys fs.FS, f migrationFile) error {
@@ -111,9 +129,6 @@ func (r *runner) releaseApplied(ctx context.Context, fsys fs.FS, f migrationFile
 	}
 	for _, t := range heldTables(string(body)) {
 		if err := r.release(ctx, t, f.version); err != nil {
-			return fmt.Errorf("migration %s: %w", f.name, err)
-		}
-		if err := r.releaseColumn(ctx, t, legacyHoldColumn); err != nil {
 			return fmt.Errorf("migration %s: %w", f.name, err)
 		}
 	}

@@ -262,6 +262,34 @@ func TestMigrateReleasesAHoldLeftBehind(t *testing.T) {
 	checkCounters(t, conn, "after the release")
 }
 
+// TestMigrateReleasesTheFirstReleasesHold: the first release with 0013
+// held with a column named for no file (kurz_hold). A run of it that died
+// half-way left that column; a run of this release applies 0013 and 0014
+// and releases it too.
+func TestMigrateReleasesTheFirstReleasesHold(t *testing.T) {
+	conn := emptyDB(t)
+	ctx := context.Background()
+	if err := chstore.Migrate(ctx, conn, upTo(t, 13)); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{click.Table, "clicks"} {
+		if err := conn.Exec(ctx, "ALTER TABLE "+table+" ADD COLUMN kurz_hold UInt8 DEFAULT throwIf(kind = kind)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chstore.Migrate(ctx, conn, embedded(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{click.Table, "clicks"} {
+		if held := holdColumns(columns(t, conn, table)); len(held) > 0 {
+			t.Errorf("%s is still held: %v", table, held)
+		}
+	}
+	insertVisits(t, conn, click.Table, visits(0, 100))
+	insertVisits(t, conn, "clicks", visits(1000, 100))
+	checkCounters(t, conn, "after the release")
+}
+
 // holdColumns are the hold columns among cols.
 func holdColumns(cols []string) []string {
 	var out []string

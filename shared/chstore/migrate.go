@@ -56,7 +56,9 @@ func Migrate(ctx context.Context, conn driver.Conn, fsys fs.FS) error {
 // creates conn's database on every server of c (the one conn uses must
 // exist), and rewrites each statement for the cluster
 // (clusterStatements); schema_migrations is then a Distributed table
-// too, so every server reads the same versions.
+// too, so every server reads the same versions. conn must be a server of
+// the cluster; replicated tables on more than its own shard need
+// MigrateClusterWith and a DialServer (shards.go).
 func MigrateCluster(ctx context.Context, conn driver.Conn, fsys fs.FS, c Cluster) error {
 	return MigrateClusterWith(ctx, conn, fsys, c, MigrateOptions{})
 }
@@ -115,7 +117,7 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 			return err
 		}
 	}
-	return nil
+	return r.releaseLegacy(ctx, fsys, files)
 }
 
 type migrationFile struct {

@@ -2,11 +2,13 @@ package chstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strconv"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
@@ -47,48 +49,67 @@ type shardServer struct {
 	dialed bool // opened by the runner, closed by it
 }
 
+// replica is a server of a shard as system.clusters lists it.
+type replica struct {
+	Shard uint32 `ch:"shard_num"`
+	Host  string `ch:"host_name"`
+	Port  uint16 `ch:"port"`
+	Local uint8  `ch:"is_local"`
+}
+
 // shardServers returns one server of each shard of the cluster: this one
-// for its own shard, a replica dialed with r.dial for the others.
+// for its own shard, for each other shard the first of its replicas that
+// r.dial reaches. host_name, not host_address: a TLS certificate names
+// the host.
 func (r *runner) shardServers(ctx context.Context) ([]shardServer, error) {
 	if r.shards != nil {
 		return r.shards, nil
 	}
-	var rows []struct {
-		Shard uint32 `ch:"shard_num"`
-		Host  string `ch:"host_address"`
-		Port  uint16 `ch:"port"`
-		Local uint8  `ch:"is_local"`
-	}
-	if err := r.conn.Select(ctx, &rows, `SELECT shard_num, host_address, port, is_local FROM system.clusters
+	var rows []replica
+	if err := r.conn.Select(ctx, &rows, `SELECT shard_num, host_name, port, is_local FROM system.clusters
 		WHERE cluster = ? ORDER BY shard_num, is_local DESC, replica_num`, r.c.Name); err != nil {
 		return nil, fmt.Errorf("read the shards of cluster %s: %w", r.c.Name, err)
 	}
 	var out []shardServer
-	for i, row := range rows {
-		if i > 0 && rows[i-1].Shard == row.Shard {
-			continue // the shard's first row is its local server, if any
+	for from := 0; from < len(rows); {
+		to := from + 1
+		for to < len(rows) && rows[to].Shard == rows[from].Shard {
+			to++
 		}
-		if row.Local == 1 {
-			out = append(out, shardServer{shard: row.Shard, conn: r.conn})
-			continue
-		}
-		addr := net.JoinHostPort(row.Host, strconv.Itoa(int(row.Port)))
-		if r.dial == nil {
-			closeShards(out)
-			return nil, fmt.Errorf("shard %d of cluster %s (%s): a replicated ALTER must reach one server of each shard, and this run cannot dial others (MigrateOptions.DialServer)", row.Shard, r.c.Name, addr)
-		}
-		conn, err := r.dial(ctx, addr)
+		sh, err := r.shardServer(ctx, rows[from:to])
 		if err != nil {
 			closeShards(out)
-			return nil, fmt.Errorf("shard %d of cluster %s: %w", row.Shard, r.c.Name, err)
+			return nil, err
 		}
-		out = append(out, shardServer{shard: row.Shard, conn: conn, dialed: true})
+		out = append(out, sh)
+		from = to
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("this server knows no cluster %s (remote_servers)", r.c.Name)
 	}
 	r.shards = out
 	return out, nil
+}
+
+// shardServer picks the server of one shard, given its replicas with this
+// server (if it is one) first.
+func (r *runner) shardServer(ctx context.Context, replicas []replica) (shardServer, error) {
+	shard := replicas[0].Shard
+	if replicas[0].Local == 1 {
+		return shardServer{shard: shard, conn: r.conn}, nil
+	}
+	if r.dial == nil {
+		return shardServer{}, fmt.Errorf("shard %d of cluster %s: a replicated ALTER must reach one server of each shard, and this run cannot dial others (MigrateOptions.DialServer)", shard, r.c.Name)
+	}
+	var errs []error
+	for _, rep := range replicas {
+		conn, err := r.dial(ctx, net.JoinHostPort(rep.Host, strconv.Itoa(int(rep.Port))))
+		if err == nil {
+			return shardServer{shard: shard, conn: conn, dialed: true}, nil
+		}
+		errs = append(errs, err)
+	}
+	return shardServer{}, fmt.Errorf("shard %d of cluster %s: no replica reached: %w", shard, r.c.Name, errors.Join(errs...))
 }
 
 func closeShards(s []shardServer) {
@@ -115,7 +136,7 @@ func (r *runner) changeColumn(ctx context.Context, table, col string, add bool, 
 		if err != nil || has == add {
 			return err
 		}
-		if err := conn.Exec(r.ctx(ctx), "ALTER TABLE "+target+" "+clause); err != nil && !done(err) {
+		if err := conn.Exec(r.alterCtx(ctx), "ALTER TABLE "+target+" "+clause); err != nil && !done(err) {
 			return err
 		}
 		return nil
@@ -136,4 +157,18 @@ func (r *runner) changeColumn(ctx context.Context, table, col string, add bool, 
 		}
 	}
 	return nil
+}
+
+// alterCtx is r.ctx for a column ALTER: on replicated tables it returns
+// once every active replica of the shard applied it. 18.16 waits so by
+// itself; later releases wait for the replica they ran on only, unless
+// told (alter_sync, of which this is the older name both accept).
+func (r *runner) alterCtx(ctx context.Context) context.Context {
+	if !r.c.Replicated {
+		return r.ctx(ctx)
+	}
+	return clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{
+		"insert_distributed_sync":           1,
+		"replication_alter_partitions_sync": 2,
+	}))
 }

@@ -2,10 +2,13 @@ package chstore_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"kurz/shared/chstore"
 	"kurz/shared/chstore/chtest"
@@ -76,9 +79,17 @@ func TestReplicatedAltersShardByShard(t *testing.T) {
 	if err := chstore.HoldOn(ctx, conn, c, dial, click.Table, 99); err != nil {
 		t.Fatal(err)
 	}
-	other := openDSN(t, servers[1])
+	var remote struct {
+		Host string `ch:"host_name"`
+		Port uint16 `ch:"port"`
+	}
+	if err := conn.QueryRow(ctx, "SELECT host_name, port FROM system.clusters WHERE cluster = ? AND is_local = 0", c.Name).ScanStruct(&remote); err != nil {
+		t.Fatal(err)
+	}
+	otherDSN := fmt.Sprintf("clickhouse://%s:%d/%s", remote.Host, remote.Port, database(t, conn))
+	other := openDSN(t, otherDSN)
 	if !slices.Contains(columns(t, other, "click_events_local"), chstore.HoldColumn(99)) {
-		t.Fatalf("%s: not held after the hold", chstore.Redact(servers[1]))
+		t.Fatalf("%s: not held after the hold", chstore.Redact(otherDSN))
 	}
 	var blk click.Block
 	if err := chstore.InsertRows(ctx, conn, &blk, rows, chstore.Chunking{}); err == nil {
@@ -98,4 +109,13 @@ func TestReplicatedAltersShardByShard(t *testing.T) {
 	if err := other.QueryRow(ctx, "SELECT count() FROM click_events_local").Scan(&onOther); err != nil || onOther == 0 || onOther == n {
 		t.Fatalf("the dialed shard holds %d of %d clicks (%v): the rows were not spread over both shards", onOther, n, err)
 	}
+}
+
+func database(t *testing.T, conn driver.Conn) string {
+	t.Helper()
+	var db string
+	if err := conn.QueryRow(context.Background(), "SELECT currentDatabase()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
