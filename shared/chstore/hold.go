@@ -24,10 +24,13 @@ import (
 // columns go on. The hold is released only after every statement and the
 // version row succeeded: a file that fails half-way leaves the views
 // half-replaced, and inserts must stay refused until a run of it succeeds
-// (its statements can run again as long as it is not recorded). ClickHouse 18.16 was tried: the ALTER is accepted (a
-// constant throwIf(1) default would be evaluated by the ALTER and
-// refused, so the default reads a column), inserts fail with nothing
-// written, and DROP COLUMN lets them through again.
+// (its statements can run again as long as it is not recorded).
+// ClickHouse 18.16 was tried: the ALTER is accepted (a constant
+// throwIf(1) default would be evaluated by the ALTER and refused, so the
+// default reads a column), inserts fail with nothing written, and DROP
+// COLUMN lets them through again. Merges of the held table fail meanwhile
+// too (a merge fills the new column from its default), which costs
+// nothing while no insert makes new parts.
 //
 // Each file holds with a column of its own (kurz_hold_0014): an admin of
 // an earlier version, which releases the holds of the files it knows,
