@@ -71,12 +71,6 @@ func (r *runner) holdTable(table string) string {
 	return table + LocalSuffix
 }
 
-// held reports whether this server's table carries the hold column of
-// file version v.
-func (r *runner) held(ctx context.Context, table string, v uint32) (bool, error) {
-	return r.hasColumn(ctx, r.holdTable(table), holdColumn(v))
-}
-
 // hold makes inserts into table fail for file version v, unless a run that
 // died left them so.
 func (r *runner) hold(ctx context.Context, table string, v uint32) error {

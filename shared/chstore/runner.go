@@ -199,11 +199,6 @@ func columnThere(err error) bool {
 		strings.Contains(ex.Message, "already exists")
 }
 
-// hasColumn reports whether this server's table has column col.
-func (r *runner) hasColumn(ctx context.Context, table, col string) (bool, error) {
-	return hasColumn(ctx, r.conn, table, col)
-}
-
 // hasColumn reports whether conn's server has column col in table of its
 // current database.
 func hasColumn(ctx context.Context, conn driver.Conn, table, col string) (bool, error) {
