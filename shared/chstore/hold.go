@@ -99,35 +99,35 @@ func (r *runner) releaseColumn(ctx context.Context, table, col string) error {
 // which named it for no file (0013 only).
 const legacyHoldColumn = "kurz_hold"
 
-// releaseLegacy drops legacyHoldColumn from the tables files hold, once
-// every file is applied: a run of that release which failed half-way left
-// it, and no later run would otherwise know it.
-func (r *runner) releaseLegacy(ctx context.Context, fsys fs.FS, files []migrationFile) error {
+// releaseLeftovers releases every hold of files once all of them are
+// applied: a run that died between a held file's version row and its
+// release left inserts refused, and a run of the first release with holds
+// that failed half-way left legacyHoldColumn. Only now: a later held file
+// that failed half-way has returned before this, still held. Holds this
+// run released already are skipped (changeColumn finds them gone).
+func (r *runner) releaseLeftovers(ctx context.Context, fsys fs.FS, files []migrationFile) error {
 	for _, f := range files {
-		body, err := fs.ReadFile(fsys, f.name)
+		held, err := fileHolds(fsys, f)
 		if err != nil {
-			return fmt.Errorf("read migration %s: %w", f.name, err)
+			return err
 		}
-		for _, t := range heldTables(string(body)) {
+		for _, t := range held {
+			if err := r.release(ctx, t, f.version); err != nil {
+				return fmt.Errorf("migration %s: %w", f.name, err)
+			}
 			if err := r.releaseColumn(ctx, t, legacyHoldColumn); err != nil {
-				return err
+				return fmt.Errorf("migration %s: %w", f.name, err)
 			}
 		}
 	}
 	return nil
 }
 
-// releaseApplied releases the holds of a file that is already applied: a
-// run that died after recording the version did not get to it.
-func (r *runner) releaseApplied(ctx context.Context, fsys fs.FS, f migrationFile) error {
+// fileHolds returns the tables file f holds (heldTables of its body).
+func fileHolds(fsys fs.FS, f migrationFile) ([]string, error) {
 	body, err := fs.ReadFile(fsys, f.name)
 	if err != nil {
-		return fmt.Errorf("read migration %s: %w", f.name, err)
+		return nil, fmt.Errorf("read migration %s: %w", f.name, err)
 	}
-	for _, t := range heldTables(string(body)) {
-		if err := r.release(ctx, t, f.version); err != nil {
-			return fmt.Errorf("migration %s: %w", f.name, err)
-		}
-	}
-	return nil
+	return heldTables(string(body)), nil
 }

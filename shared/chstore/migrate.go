@@ -88,7 +88,6 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 	if _, err := checkViewChaining(ctx, conn); err != nil {
 		return err
 	}
-	var done []migrationFile // applied before this run: holds left behind are released at the end
 	for _, f := range files {
 		// Re-read before each file so that a concurrent migrator's progress
 		// is not repeated needlessly.
@@ -97,7 +96,6 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 			return err
 		}
 		if applied[f.version] {
-			done = append(done, f)
 			continue
 		}
 		if f.version == uniquesFromRaw {
@@ -109,15 +107,7 @@ func MigrateClusterWith(ctx context.Context, conn driver.Conn, fsys fs.FS, c Clu
 			return err
 		}
 	}
-	// A run that died between a held file's version row and its release
-	// left inserts refused. Released only now that every file is applied:
-	// a later held file that failed half-way returned above, still held.
-	for _, f := range done {
-		if err := r.releaseApplied(ctx, fsys, f); err != nil {
-			return err
-		}
-	}
-	return r.releaseLegacy(ctx, fsys, files)
+	return r.releaseLeftovers(ctx, fsys, files)
 }
 
 type migrationFile struct {
