@@ -56,6 +56,8 @@ var shardingKeys = map[string]string{
 	"click_events":          "cityHash64(target_id)",
 	"click_dims_daily":      "cityHash64(target_id)",
 	"click_dims_days":       "cityHash64(target_id)",
+	"click_referrers_days":  "cityHash64(target_id)",
+	"click_clients_days":    "cityHash64(target_id)",
 	"click_uniques":         "cityHash64(target_id)",
 	"click_daily_uniques":   "cityHash64(target_id)",
 	"click_hourly_uniques":  "cityHash64(target_id)",

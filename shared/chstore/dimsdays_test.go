@@ -16,10 +16,16 @@ import (
 	"kurz/shared/click"
 )
 
-// dimsDays is 0014's table beside the same numbers from click_events' raw
-// rows: equal text means every human click's six dimensions counted once.
+// dimsDays is the daily breakdown tables (0014, 0015) beside the same
+// numbers from click_events' raw rows: equal text means every human
+// click's six dimensions counted once.
 const (
-	dimsDays = `SELECT kind, target_id, day, toString(dim), value, sum(hits) AS n FROM click_dims_days
+	dimsDays = `SELECT kind, target_id, day, dim, value, sum(hits) AS n FROM (
+		SELECT kind, target_id, day, toString(dim) AS dim, value, hits FROM click_dims_days
+		UNION ALL SELECT kind, target_id, day, d.1 AS dim, d.2 AS value, hits FROM click_referrers_days
+			ARRAY JOIN [('referrer', referrer_host), ('category', toString(referrer_category))] AS d
+		UNION ALL SELECT kind, target_id, day, d.1 AS dim, d.2 AS value, hits FROM click_clients_days
+			ARRAY JOIN [('browser', browser), ('os', os), ('device', device)] AS d)
 		GROUP BY kind, target_id, day, dim, value HAVING n > 0`
 	dimsRaw = `SELECT kind, target_id, toDate(ts) AS day, d.1 AS dim, d.2 AS value, count() FROM click_events
 		ARRAY JOIN [('country', country), ('referrer', referrer_host), ('browser', browser), ('os', os),
@@ -34,13 +40,59 @@ func checkDims(t *testing.T, conn driver.Conn, when string) {
 		t.Fatalf("%s: the raw rows give %d breakdown keys; the test needs more", when, len(want))
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("%s: click_dims_days holds %d keys, the raw rows %d; first difference %q", when, len(got), len(want), firstDiff(got, want))
+		t.Errorf("%s: the daily breakdown holds %d keys, the raw rows %d; first difference %q", when, len(got), len(want), firstDiff(got, want))
 	}
 }
 
 func insertClicks(ctx context.Context, conn driver.Conn, rows []click.Row) error {
 	var b click.Block
 	return chstore.InsertRowsInto(ctx, conn, click.Table, &b, rows, chstore.Chunking{})
+}
+
+// clickedBefore returns a database migrated up to (not including) file
+// version v, with 2,000 clicks (chtest.Clicks) counted, and their "now".
+func clickedBefore(t *testing.T, v uint32) (driver.Conn, time.Time) {
+	t.Helper()
+	conn := emptyDB(t)
+	ctx := context.Background()
+	if err := chstore.Migrate(ctx, conn, upTo(t, v)); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if err := insertClicks(ctx, conn, chtest.Clicks(now, 2000)); err != nil {
+		t.Fatal(err)
+	}
+	return conn, now
+}
+
+// migrateInserting runs every migration while an inserter sends the same
+// 100 clicks again and again, and fails unless a hold refused some of
+// them (else the test proves nothing about inserts during the migration).
+func migrateInserting(t *testing.T, conn driver.Conn, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	var stop atomic.Bool
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rows := chtest.Clicks(now, 100)
+		for !stop.Load() {
+			if err := insertClicks(ctx, conn, rows); err != nil {
+				refused.Add(1)
+			}
+		}
+	}()
+	err := chstore.Migrate(ctx, conn, embedded(t))
+	stop.Store(true)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refused.Load() == 0 {
+		t.Fatal("no insert was refused: the inserter never met the hold, so the test proved nothing")
+	}
 }
 
 // TestDimsDaysCopied: 0014 copies the daily breakdown into an Enum8-keyed
@@ -50,15 +102,8 @@ func insertClicks(ctx context.Context, conn driver.Conn, rows []click.Row) error
 // after it count once. TestClickEventsCountAsClicks compares the
 // product's range reads with the raw rows.
 func TestDimsDaysCopied(t *testing.T) {
-	conn := emptyDB(t)
+	conn, now := clickedBefore(t, 14)
 	ctx := context.Background()
-	if err := chstore.Migrate(ctx, conn, upTo(t, 14)); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	if err := insertClicks(ctx, conn, chtest.Clicks(now, 2000)); err != nil {
-		t.Fatal(err)
-	}
 	// A run that died half-way: held, the old view dropped, the new table
 	// made and filled, no new view yet. The next run goes through under
 	// the same hold.
@@ -81,28 +126,7 @@ func TestDimsDaysCopied(t *testing.T) {
 		t.Fatal("an insert went through while held")
 	}
 
-	var stop atomic.Bool
-	var refused atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		rows := chtest.Clicks(now, 100)
-		for !stop.Load() {
-			if err := insertClicks(ctx, conn, rows); err != nil {
-				refused.Add(1)
-			}
-		}
-	}()
-	err = chstore.Migrate(ctx, conn, embedded(t))
-	stop.Store(true)
-	wg.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if refused.Load() == 0 {
-		t.Fatal("no insert was refused: the inserter never met the hold, so the test proved nothing")
-	}
+	migrateInserting(t, conn, now)
 	checkDims(t, conn, "after 0014 with inserts running")
 	checkCounters(t, conn, "after 0014 with inserts running")
 

@@ -82,17 +82,20 @@ var clickTables = []string{
 	"clicks_counts_totals_mv", "clicks_counts_hourly_mv",
 	// 0014: the daily breakdown keyed by an Enum8, in place of 0011's (whose
 	// table stays, frozen, for admins of an earlier version).
-	"click_dims_days", "click_events_dims_days_mv",
+	"click_dims_days",
+	// 0015: the daily breakdown split three ways, in place of 0014's view.
+	"click_referrers_days", "click_clients_days",
+	"click_events_countries_days_mv", "click_events_referrers_days_mv", "click_events_clients_days_mv",
 }
 
-// droppedTables were dropped by a later migration (0008, 0012, 0013).
+// droppedTables were dropped by a later migration (0008, 0012-0015).
 var droppedTables = []string{"click_touches", "click_touches_mv",
 	"click_events_visitors_mv", "click_batch_visitors_mv", "click_events_hourly_visitors_mv",
 	"click_batch_hourly_visitors_mv", "click_visitors_mv", "click_hourly_visitors_mv",
 	"click_batch", "click_events_batch_mv", "click_batch_hourly_mv", "click_batch_totals_mv",
 	"click_batch_owner_totals_mv", "click_events_hourly_mv", "click_events_totals_mv",
 	"click_events_owner_totals_mv", "click_hourly_mv", "click_totals_mv",
-	"click_events_dims_daily_mv"}
+	"click_events_dims_daily_mv", "click_events_dims_days_mv"}
 
 func checkTables(t *testing.T, conn driver.Conn) {
 	t.Helper()

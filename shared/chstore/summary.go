@@ -22,8 +22,8 @@ import (
 // Every all-time read uses the aggregate tables of migrations/clickhouse
 // (0002–0011), never a scan of the raw clicks, so a link's summary costs
 // the same at ten clicks and at a hundred million; date ranges read
-// click_dims_days, and the raw rows only of the clicks counted before
-// 0011 (rangeDimsFrom). Only ClassHuman visits count
+// the daily breakdown tables (dailyDims), and the raw rows only of the
+// clicks counted before 0011 (rangeDimsFrom). Only ClassHuman visits count
 // towards clicks, uniqueClicks and the breakdowns; bots, previews and
 // prefetches are reported apart.
 
@@ -109,16 +109,39 @@ FROM `
 
 const dimsIn = ` AND dim IN ('country', 'referrer', 'browser', 'os', 'category')`
 
-// rangeDimsIn adds the device classes, which the statistics page of a
-// range shows.
-const rangeDimsIn = ` AND dim IN ('country', 'referrer', 'browser', 'os', 'category', 'device')`
+// dailyDims is the daily breakdown of the clicks in click_events, as
+// (dim, value, hits) rows: click_dims_days holds every dimension of the
+// clicks counted until 0015 and the countries of those since, which
+// count their referrers (with the category) in click_referrers_days and
+// their browser, system and device class in click_clients_days. Each click
+// is in exactly one of the tables per dimension. %[1]s is the WHERE clause
+// of each table (a target, maybe a range of days); %[2]s and %[3]s add the
+// device classes, which are reported for ranges only. Its arguments are
+// those of %[1]s, three times.
+const dailyDims = `SELECT toString(dim) AS dim, value, hits FROM click_dims_days%[1]s AND dim IN ('country', 'referrer', 'browser', 'os', 'category'%[3]s)
+	UNION ALL SELECT d.1 AS dim, d.2 AS value, hits FROM click_referrers_days
+		ARRAY JOIN [('referrer', referrer_host), ('category', toString(referrer_category))] AS d%[1]s
+	UNION ALL SELECT d.1 AS dim, d.2 AS value, hits FROM click_clients_days
+		ARRAY JOIN [('browser', browser), ('os', os)%[2]s] AS d%[1]s`
+
+// dailyDimsOf returns dailyDims for the WHERE clause where, with device
+// classes or without.
+func dailyDimsOf(where string, devices bool) string {
+	clients, dims := "", ""
+	if devices {
+		clients, dims = ", ('device', device)", ", 'device'"
+	}
+	return fmt.Sprintf(dailyDims, where, clients, dims)
+}
+
+// targetWhere selects one target's rows: kind, id.
+const targetWhere = ` WHERE kind = ? AND target_id = ?`
 
 // dimsTotalFrom is every human click's dimensions: click_dims_total holds
-// those of the clicks in clicks (0004), click_dims_days those in
-// click_events (0011), a row per day. Its arguments are kind and id,
-// twice.
-const dimsTotalFrom = `(SELECT dim, value, hits FROM click_dims_total WHERE kind = ? AND target_id = ?` + dimsIn + `
-	UNION ALL SELECT toString(dim) AS dim, value, hits FROM click_dims_days WHERE kind = ? AND target_id = ?` + dimsIn + `)`
+// those of the clicks in clicks (0004), the daily tables those in
+// click_events (0011). Its arguments are kind and id, four times.
+var dimsTotalFrom = `(SELECT dim, value, hits FROM click_dims_total WHERE kind = ? AND target_id = ?` + dimsIn + `
+	UNION ALL ` + dailyDimsOf(targetWhere, false) + `)`
 
 const dimsTail = ` GROUP BY dim, name HAVING n > 0 ORDER BY dim, n DESC, name LIMIT 1000 BY dim`
 
@@ -131,7 +154,7 @@ const dailyWhere = ` WHERE kind = ? AND target_id = ? AND day >= toDate(toDateTi
 const rangeDimsWhere = ` WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human' GROUP BY value`
 
 // rangeDimsFrom breaks a range of days down by dimension: the days of
-// click_dims_days (the clicks in click_events), plus the raw clicks of
+// the daily tables (the clicks in click_events), plus the raw clicks of
 // the range in clicks, written before 0011, within their primary-key range
 // (kind, target_id, ts), which click_dims_total cannot split by day. For
 // those, one GROUP BY per dimension over its own column, joined by UNION
@@ -139,23 +162,26 @@ const rangeDimsWhere = ` WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?
 // less time for a 200k-click range in eight alternated runs on 18.16
 // (median 0.15 against 0.27 s on a loaded machine). Its arguments are
 // kind, id, from, end, once per branch (rangeDimsBranches).
-const rangeDimsFrom = `(SELECT 'country' AS dim, country AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
+var rangeDimsFrom = `(SELECT 'country' AS dim, country AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'referrer' AS dim, referrer_host AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'browser' AS dim, browser AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'os' AS dim, os AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'category' AS dim, toString(referrer_category) AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'device' AS dim, device AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
-	UNION ALL SELECT toString(dim) AS dim, value, hits FROM click_dims_days` + dailyWhere + rangeDimsIn + `)`
+	UNION ALL ` + dailyDimsOf(dailyWhere, true) + `)`
 
-const rangeDimsBranches = 7
+const rangeDimsBranches = 9
 
 // dailyDimsFrom is rangeDimsFrom without the raw clicks: what a range
 // reads when clicks holds none of the target's human clicks in it, which
 // legacyInRangeSQL tells in ~3 ms. The six raw branches cost ~10 ms even
 // over an empty table (18.16, 30 days of the busiest of 100k links: 21-46
 // against 8-15 ms), and every kurz since 0011 writes click_events only.
-// Its arguments are kind, id, from, end.
-const dailyDimsFrom = `(SELECT toString(dim) AS dim, value, hits FROM click_dims_days` + dailyWhere + rangeDimsIn + `)`
+// Its arguments are kind, id, from, end, once per branch
+// (dailyDimsBranches).
+var dailyDimsFrom = `(` + dailyDimsOf(dailyWhere, true) + `)`
+
+const dailyDimsBranches = 3
 
 // legacyInRangeSQL counts the target's human clicks of a range in clicks:
 // kind, id, from, end (Unix seconds).
@@ -183,7 +209,7 @@ func ReadSummary(ctx context.Context, conn driver.Conn, kind click.Kind, id int6
 		return nil
 	})
 	g.Go(func() error {
-		byDim, err := readDims(gctx, conn, dimsTotalFrom, kn, uint64(id), kn, uint64(id))
+		byDim, err := readDims(gctx, conn, dimsTotalFrom, kn, uint64(id), kn, uint64(id), kn, uint64(id), kn, uint64(id))
 		sum.Breakdown = breakdownOf(byDim)
 		return err
 	})
@@ -208,7 +234,7 @@ func ReadRangeBreakdown(ctx context.Context, conn driver.Conn, kind click.Kind, 
 	if err := conn.QueryRow(ctx, legacyInRangeSQL, kn, uint64(id), from.Unix(), end.Unix()).Scan(&legacy); err != nil {
 		return RangeBreakdown{}, Unavailable("read legacy clicks of a range", err)
 	}
-	source, branches := dailyDimsFrom, 1
+	source, branches := dailyDimsFrom, dailyDimsBranches
 	if legacy > 0 {
 		source, branches = rangeDimsFrom, rangeDimsBranches
 	}
