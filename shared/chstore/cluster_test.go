@@ -248,7 +248,7 @@ func TestReplicatedClusterReplicates(t *testing.T) {
 		if err := replica.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = ?", click.Table+chstore.LocalSuffix).Scan(&engine); err != nil || engine != "ReplicatedMergeTree" {
 			t.Fatalf("%s: %s_local engine %q, %v", chstore.Redact(dsn), click.Table, engine, err)
 		}
-		for _, tbl := range []string{"clicks", click.Table, "click_totals", "click_hourly", "click_dims_total", "click_dims_days", "click_uniques", "click_daily_uniques", "click_hourly_uniques", "click_owner_totals", "click_owner_daily"} {
+		for _, tbl := range []string{"clicks", click.Table, "click_totals", "click_hourly", "click_dims_total", "click_dims_days", "click_breakdown_days", "click_uniques", "click_daily_uniques", "click_hourly_uniques", "click_owner_totals", "click_owner_daily"} {
 			if err := replica.Exec(ctx, "SYSTEM SYNC REPLICA "+tbl+chstore.LocalSuffix); err != nil {
 				t.Fatalf("%s: sync %s: %v", chstore.Redact(dsn), tbl, err)
 			}

@@ -16,16 +16,21 @@ import (
 	"kurz/shared/click"
 )
 
-// dimsDays is the daily breakdown tables (0014, 0015) beside the same
-// numbers from click_events' raw rows: equal text means every human
-// click's six dimensions counted once.
+// breakdownExpanded is click_breakdown_days (0015) as (kind, target_id,
+// day, dim, value, hits) rows, every dimension its own row: a
+// referrer_category row is a referrer and a category, a client row a
+// browser, a system and a device class.
+const breakdownExpanded = `SELECT kind, target_id, day, d.1 AS dim, d.2 AS value, hits FROM (
+	SELECT kind, target_id, day, hits,
+		arrayJoin(multiIf(grp = 'referrer_category', [('referrer', a), ('category', b)],
+			grp = 'client', [('browser', a), ('os', b), ('device', c)], [(toString(grp), a)])) AS d
+	FROM click_breakdown_days)`
+
+// dimsDays is the daily breakdown (0014's rows copied by 0015, and 0015's
+// since) beside the same numbers from click_events' raw rows: equal text
+// means every human click's six dimensions counted once.
 const (
-	dimsDays = `SELECT kind, target_id, day, dim, value, sum(hits) AS n FROM (
-		SELECT kind, target_id, day, toString(dim) AS dim, value, hits FROM click_dims_days
-		UNION ALL SELECT kind, target_id, day, d.1 AS dim, d.2 AS value, hits FROM click_referrers_days
-			ARRAY JOIN [('referrer', referrer_host), ('category', toString(referrer_category))] AS d
-		UNION ALL SELECT kind, target_id, day, d.1 AS dim, d.2 AS value, hits FROM click_clients_days
-			ARRAY JOIN [('browser', browser), ('os', os), ('device', device)] AS d)
+	dimsDays = `SELECT kind, target_id, day, dim, value, sum(hits) AS n FROM (` + breakdownExpanded + `)
 		GROUP BY kind, target_id, day, dim, value HAVING n > 0`
 	dimsRaw = `SELECT kind, target_id, toDate(ts) AS day, d.1 AS dim, d.2 AS value, count() FROM click_events
 		ARRAY JOIN [('country', country), ('referrer', referrer_host), ('browser', browser), ('os', os),

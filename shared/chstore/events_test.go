@@ -30,15 +30,11 @@ var aggregateReads = map[string]string{
 		toString(countIfMerge(bots)), ' ', toString(countIfMerge(previews)), ' ', toString(countIfMerge(prefetches))) AS l
 		FROM click_hourly GROUP BY kind, target_id, hour ORDER BY l`,
 	// clicks' dimensions are all-time (0004), click_events' per day (0011,
-	// split three ways by 0015): their sum over days, devices aside, is
-	// what the two must agree on.
+	// 0015): their sum over days, devices aside, is what the two must
+	// agree on.
 	"dimensions": `SELECT concat(toString(kind), ' ', toString(target_id), ' ', dim, ' ', value, ' ', toString(sum(hits))) AS l
 		FROM (SELECT kind, target_id, dim, value, hits FROM click_dims_total
-			UNION ALL SELECT kind, target_id, toString(dim) AS dim, value, hits FROM click_dims_days WHERE dim != 'device'
-			UNION ALL SELECT kind, target_id, d.1 AS dim, d.2 AS value, hits FROM click_referrers_days
-				ARRAY JOIN [('referrer', referrer_host), ('category', toString(referrer_category))] AS d
-			UNION ALL SELECT kind, target_id, d.1 AS dim, d.2 AS value, hits FROM click_clients_days
-				ARRAY JOIN [('browser', browser), ('os', os)] AS d)
+			UNION ALL SELECT kind, target_id, dim, value, hits FROM (` + breakdownExpanded + `) WHERE dim != 'device')
 		GROUP BY kind, target_id, dim, value ORDER BY l`,
 	"click_owner_totals": `SELECT concat(toString(kind), ' ', toString(owner_id), ' ', toString(target_id), ' ', toString(sum(humans))) AS l
 		FROM click_owner_totals GROUP BY kind, owner_id, target_id ORDER BY l`,

@@ -73,15 +73,10 @@ func TestInsertBlockFeedsAggregates(t *testing.T) {
 		N     uint64 `ch:"n"`
 	}
 	var dims []dimCount
-	// click_events' dimensions are per day (0011, 0014), in three tables
-	// (0015); devices are not compared here.
-	if err := conn.Select(ctx, &dims, `SELECT dim, value, sum(hits) AS n FROM (
-			SELECT toString(dim) AS dim, value, hits FROM click_dims_days WHERE kind = 'link' AND target_id = 42
-			UNION ALL SELECT d.1 AS dim, d.2 AS value, hits FROM click_referrers_days
-				ARRAY JOIN [('referrer', referrer_host), ('category', toString(referrer_category))] AS d
-				WHERE kind = 'link' AND target_id = 42
-			UNION ALL SELECT d.1 AS dim, d.2 AS value, hits FROM click_clients_days
-				ARRAY JOIN [('browser', browser), ('os', os)] AS d WHERE kind = 'link' AND target_id = 42)
+	// click_events' dimensions are per day (0011, 0014, 0015); devices are
+	// not compared here.
+	if err := conn.Select(ctx, &dims, `SELECT dim, value, sum(hits) AS n FROM (`+breakdownExpanded+`)
+		WHERE kind = 'link' AND target_id = 42 AND dim != 'device'
 		GROUP BY dim, value ORDER BY dim, n DESC, value`); err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,10 @@ import (
 // a click, a unique click or a top-N list is.
 //
 // Every all-time read uses the aggregate tables of migrations/clickhouse
-// (0002–0011), never a scan of the raw clicks, so a link's summary costs
+// (0002–0015), never a scan of the raw clicks, so a link's summary costs
 // the same at ten clicks and at a hundred million; date ranges read
-// the daily breakdown tables (dailyDims), and the raw rows only of the
-// clicks counted before 0011 (rangeDimsFrom). Only ClassHuman visits count
+// click_breakdown_days, and the raw rows only of the clicks counted
+// before 0011 (rangeDimsFrom). Only ClassHuman visits count
 // towards clicks, uniqueClicks and the breakdowns; bots, previews and
 // prefetches are reported apart.
 
@@ -109,44 +109,45 @@ FROM `
 
 const dimsIn = ` AND dim IN ('country', 'referrer', 'browser', 'os', 'category')`
 
-// dailyDims is the daily breakdown of the clicks in click_events, as
-// (dim, value, hits) rows: click_dims_days holds every dimension of the
-// clicks counted until 0015 and the countries of those since, which
-// count their referrers (with the category) in click_referrers_days and
-// their browser, system and device class in click_clients_days. Each click
-// is in exactly one of the tables per dimension. %[1]s is the WHERE clause
-// of each table (a target, maybe a range of days); %[2]s and %[3]s add the
-// device classes, which are reported for ranges only. Its arguments are
-// those of %[1]s, three times.
-const dailyDims = `SELECT toString(dim) AS dim, value, hits FROM click_dims_days%[1]s AND dim IN ('country', 'referrer', 'browser', 'os', 'category'%[3]s)
-	UNION ALL SELECT d.1 AS dim, d.2 AS value, hits FROM click_referrers_days
-		ARRAY JOIN [('referrer', referrer_host), ('category', toString(referrer_category))] AS d%[1]s
-	UNION ALL SELECT d.1 AS dim, d.2 AS value, hits FROM click_clients_days
-		ARRAY JOIN [('browser', browser), ('os', os)%[2]s] AS d%[1]s`
+// breakdownRows expands click_breakdown_days (0015) into (dim, value,
+// hits) rows: a row of one dimension (every row copied from 0014's
+// click_dims_days, and the countries since) is itself; a referrer_category
+// row is its host's referrer row and its category row; a client row its
+// browser's, system's and, where wanted, device class's rows. %[1]s is the
+// WHERE clause (a target, maybe a range of days), %[2]s the client row's
+// device entry: device is reported for ranges only, and %[3]s then also
+// keeps out the copied device rows. (d.1 is named dim outside the
+// subquery only: the table's own column is grp, so that the names cannot
+// meet.)
+const breakdownRows = `SELECT d.1 AS dim, d.2 AS value, hits FROM (SELECT hits,
+		arrayJoin(multiIf(grp = 'referrer_category', [('referrer', a), ('category', b)],
+			grp = 'client', [('browser', a), ('os', b)%[2]s],
+			[(toString(grp), a)])) AS d
+		FROM click_breakdown_days%[1]s%[3]s)`
 
-// dailyDimsOf returns dailyDims for the WHERE clause where, with device
-// classes or without.
-func dailyDimsOf(where string, devices bool) string {
-	clients, dims := "", ""
+// breakdownRowsOf returns breakdownRows for the WHERE clause where, with
+// device classes or without.
+func breakdownRowsOf(where string, devices bool) string {
 	if devices {
-		clients, dims = ", ('device', device)", ", 'device'"
+		return fmt.Sprintf(breakdownRows, where, ", ('device', c)", "")
 	}
-	return fmt.Sprintf(dailyDims, where, clients, dims)
+	return fmt.Sprintf(breakdownRows, where, "", " AND grp != 'device'")
 }
 
 // targetWhere selects one target's rows: kind, id.
 const targetWhere = ` WHERE kind = ? AND target_id = ?`
 
 // dimsTotalFrom is every human click's dimensions: click_dims_total holds
-// those of the clicks in clicks (0004), the daily tables those in
-// click_events (0011). Its arguments are kind and id, four times.
+// those of the clicks in clicks (0004), click_breakdown_days those in
+// click_events (0011, 0015), rows per day. Its arguments are kind and id,
+// twice.
 var dimsTotalFrom = `(SELECT dim, value, hits FROM click_dims_total WHERE kind = ? AND target_id = ?` + dimsIn + `
-	UNION ALL ` + dailyDimsOf(targetWhere, false) + `)`
+	UNION ALL ` + breakdownRowsOf(targetWhere, false) + `)`
 
 const dimsTail = ` GROUP BY dim, name HAVING n > 0 ORDER BY dim, n DESC, name LIMIT 1000 BY dim`
 
-// dailyWhere selects one target's days of click_dims_days in a range of
-// whole UTC days: kind, id, from, end (Unix seconds of midnights).
+// dailyWhere selects one target's days of click_breakdown_days in a range
+// of whole UTC days: kind, id, from, end (Unix seconds of midnights).
 const dailyWhere = ` WHERE kind = ? AND target_id = ? AND day >= toDate(toDateTime(?, 'UTC')) AND day < toDate(toDateTime(?, 'UTC'))`
 
 // rangeDimsWhere selects one target's human clicks of a range in the raw
@@ -154,7 +155,7 @@ const dailyWhere = ` WHERE kind = ? AND target_id = ? AND day >= toDate(toDateTi
 const rangeDimsWhere = ` WHERE kind = ? AND target_id = ? AND ts >= toDateTime(?, 'UTC') AND ts < toDateTime(?, 'UTC') AND class = 'human' GROUP BY value`
 
 // rangeDimsFrom breaks a range of days down by dimension: the days of
-// the daily tables (the clicks in click_events), plus the raw clicks of
+// click_breakdown_days (the clicks in click_events), plus the raw clicks of
 // the range in clicks, written before 0011, within their primary-key range
 // (kind, target_id, ts), which click_dims_total cannot split by day. For
 // those, one GROUP BY per dimension over its own column, joined by UNION
@@ -168,20 +169,17 @@ var rangeDimsFrom = `(SELECT 'country' AS dim, country AS value, count() AS hits
 	UNION ALL SELECT 'os' AS dim, os AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'category' AS dim, toString(referrer_category) AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
 	UNION ALL SELECT 'device' AS dim, device AS value, count() AS hits FROM clicks` + rangeDimsWhere + `
-	UNION ALL ` + dailyDimsOf(dailyWhere, true) + `)`
+	UNION ALL ` + breakdownRowsOf(dailyWhere, true) + `)`
 
-const rangeDimsBranches = 9
+const rangeDimsBranches = 7
 
 // dailyDimsFrom is rangeDimsFrom without the raw clicks: what a range
 // reads when clicks holds none of the target's human clicks in it, which
 // legacyInRangeSQL tells in ~3 ms. The six raw branches cost ~10 ms even
 // over an empty table (18.16, 30 days of the busiest of 100k links: 21-46
 // against 8-15 ms), and every kurz since 0011 writes click_events only.
-// Its arguments are kind, id, from, end, once per branch
-// (dailyDimsBranches).
-var dailyDimsFrom = `(` + dailyDimsOf(dailyWhere, true) + `)`
-
-const dailyDimsBranches = 3
+// Its arguments are kind, id, from, end.
+var dailyDimsFrom = `(` + breakdownRowsOf(dailyWhere, true) + `)`
 
 // legacyInRangeSQL counts the target's human clicks of a range in clicks:
 // kind, id, from, end (Unix seconds).
@@ -209,7 +207,7 @@ func ReadSummary(ctx context.Context, conn driver.Conn, kind click.Kind, id int6
 		return nil
 	})
 	g.Go(func() error {
-		byDim, err := readDims(gctx, conn, dimsTotalFrom, kn, uint64(id), kn, uint64(id), kn, uint64(id), kn, uint64(id))
+		byDim, err := readDims(gctx, conn, dimsTotalFrom, kn, uint64(id), kn, uint64(id))
 		sum.Breakdown = breakdownOf(byDim)
 		return err
 	})
@@ -234,7 +232,7 @@ func ReadRangeBreakdown(ctx context.Context, conn driver.Conn, kind click.Kind, 
 	if err := conn.QueryRow(ctx, legacyInRangeSQL, kn, uint64(id), from.Unix(), end.Unix()).Scan(&legacy); err != nil {
 		return RangeBreakdown{}, Unavailable("read legacy clicks of a range", err)
 	}
-	source, branches := dailyDimsFrom, dailyDimsBranches
+	source, branches := dailyDimsFrom, 1
 	if legacy > 0 {
 		source, branches = rangeDimsFrom, rangeDimsBranches
 	}
