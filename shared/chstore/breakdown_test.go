@@ -2,7 +2,6 @@ package chstore_test
 
 import (
 	"context"
-	"io/fs"
 	"slices"
 	"testing"
 	"time"
@@ -28,22 +27,7 @@ func TestBreakdownDays(t *testing.T) {
 	// A run that died half-way: held, the old view dropped, the new table
 	// made and filled, no new view yet. The next run goes through under
 	// the same hold.
-	body, err := fs.ReadFile(embedded(t), "0015_click_breakdown_days.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := chstore.Hold(ctx, conn, click.Table, 15); err != nil {
-		t.Fatal(err)
-	}
-	stmts := chstore.SplitStatements(string(body))
-	for _, stmt := range stmts[:len(stmts)-3] {
-		if err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("0015 half-way: %v", err)
-		}
-	}
-	if err := insertClicks(ctx, conn, chtest.Clicks(now, 10)); err == nil {
-		t.Fatal("an insert went through while held")
-	}
+	diedHalfWay(t, conn, now, "0015_click_breakdown_days.sql", 15, 3, click.Table)
 	migrateInserting(t, conn, now)
 	checkDims(t, conn, "after 0015 with inserts running")
 	checkCounters(t, conn, "after 0015 with inserts running")

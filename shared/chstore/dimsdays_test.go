@@ -70,6 +70,32 @@ func clickedBefore(t *testing.T, v uint32) (driver.Conn, time.Time) {
 	return conn, now
 }
 
+// diedHalfWay leaves file (version v) as a run that died half-way does:
+// inserts into tables held, every statement but the last `left` run. It
+// fails unless an insert is then refused.
+func diedHalfWay(t *testing.T, conn driver.Conn, now time.Time, file string, v uint32, left int, tables ...string) {
+	t.Helper()
+	ctx := context.Background()
+	body, err := fs.ReadFile(embedded(t), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range tables {
+		if err := chstore.Hold(ctx, conn, table, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stmts := chstore.SplitStatements(string(body))
+	for _, stmt := range stmts[:len(stmts)-left] {
+		if err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s half-way: %v", file, err)
+		}
+	}
+	if err := insertClicks(ctx, conn, chtest.Clicks(now, 10)); err == nil {
+		t.Fatal("an insert went through while held")
+	}
+}
+
 // migrateInserting runs every migration while an inserter sends the same
 // 100 clicks again and again, and fails unless a hold refused some of
 // them (else the test proves nothing about inserts during the migration).
@@ -112,25 +138,7 @@ func TestDimsDaysCopied(t *testing.T) {
 	// A run that died half-way: held, the old view dropped, the new table
 	// made and filled, no new view yet. The next run goes through under
 	// the same hold.
-	body, err := fs.ReadFile(embedded(t), "0014_click_dims_days.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, table := range []string{click.Table, "clicks"} {
-		if err := chstore.Hold(ctx, conn, table, 14); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stmts := chstore.SplitStatements(string(body))
-	for _, stmt := range stmts[:len(stmts)-1] {
-		if err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("0014 half-way: %v", err)
-		}
-	}
-	if err := insertClicks(ctx, conn, chtest.Clicks(now, 10)); err == nil {
-		t.Fatal("an insert went through while held")
-	}
-
+	diedHalfWay(t, conn, now, "0014_click_dims_days.sql", 14, 1, click.Table, "clicks")
 	migrateInserting(t, conn, now)
 	checkDims(t, conn, "after 0014 with inserts running")
 	checkCounters(t, conn, "after 0014 with inserts running")
