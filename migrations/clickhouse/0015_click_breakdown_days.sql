@@ -1,7 +1,8 @@
 -- kurz:hold click_events
--- The daily breakdown in click_breakdown_days, fed by three narrow views in
--- place of 0014's: countries, referrers with their category, and the
--- browser, system and device class a visitor has together.
+-- The daily breakdown in click_breakdown_days, fed by a view that makes
+-- three rows per human click in place of 0014's six: its country, its
+-- referrer with the referrer's category, and its browser, system and
+-- device class together.
 --
 -- Why: 0014's view, which ARRAY JOINed every human click into six
 -- (dimension, value) rows and grouped them, was about half of
@@ -9,20 +10,22 @@
 -- against 5.4-10.4 us per click, a third to three fifths less in every
 -- pair). A referrer's category follows from its host, so one (host,
 -- category) row counts both; a visitor's browser, system and device come
--- together, so one row counts all three. Each view is a plain GROUP BY
--- over its own columns, without building a row per dimension first. For
--- links with few clicks per insert they also write fewer rows (a busy
--- link's day can have more browser, system and device combinations than
--- the three lists together, but such days are few rows either way).
--- bench ingest against 0014 (45k clicks/s, 5 s inserts), alternated:
--- 3.73-6.40 against 5.00-9.76 us per click with 10,000 uniformly hot
--- links (every pair, median -20%), 3.36-7.73 against 3.69-10.24 with
--- 100,000 Zipf links (6 pairs of 8, median -11%). Written to a table per
--- view they cost 15-30% less again, but reads pay for every table
--- (below; edge/PERFORMANCE.md, eleventh session).
+-- together, so one row counts all three. For links with few clicks per
+-- insert the view also writes fewer rows (a busy link's day can have
+-- more browser, system and device combinations than the three lists
+-- together, but such days are few rows either way). bench ingest against
+-- 0014 (45k clicks/s, 5 s inserts), alternated, with three views of one
+-- row kind each: 3.73-6.40 against 5.00-9.76 us per click with 10,000
+-- uniformly hot links (every pair, median -20%), 3.36-7.73 against
+-- 3.69-10.24 with 100,000 Zipf links (6 pairs of 8, median -11%); one
+-- view of three rows per click cost the same within the noise (medians
+-- 4.9 against 5.0 us uniform, 3.9 against 4.4 us Zipf) and writes one
+-- part per insert instead of three. Written to a table per kind they
+-- cost 14-36% less again, but reads pay for every table (below;
+-- edge/PERFORMANCE.md, eleventh session).
 --
--- Why one table for all three (grp tells them apart; a, b, c are the
--- values, '' where a kind has fewer): on 18.16 every table a read adds
+-- Why one table for all three kinds (grp tells them apart; a, b, c are
+-- the values, '' where a kind has fewer): on 18.16 every table a read adds
 -- costs 4-8 ms of its own, even a UNION ALL branch over a few rows; one
 -- table keeps a range's breakdown one read. The rows of 0014's table are
 -- copied in as they are (one row per dimension: grp is the dimension,
@@ -37,11 +40,7 @@
 -- earlier version during the rollout.
 DROP TABLE IF EXISTS click_events_dims_days_mv;
 
-DROP TABLE IF EXISTS click_events_breakdown_countries_mv;
-
-DROP TABLE IF EXISTS click_events_breakdown_referrers_mv;
-
-DROP TABLE IF EXISTS click_events_breakdown_clients_mv;
+DROP TABLE IF EXISTS click_events_breakdown_mv;
 
 DROP TABLE IF EXISTS click_breakdown_days;
 
@@ -65,26 +64,14 @@ SELECT kind, target_id, day,
     value AS a, '' AS b, '' AS c, hits
 FROM click_dims_days;
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS click_events_breakdown_countries_mv TO click_breakdown_days AS
-SELECT kind, target_id, toDate(ts) AS day,
-    CAST('country' AS Enum8('country' = 1, 'referrer' = 2, 'browser' = 3, 'os' = 4, 'category' = 5, 'device' = 6, 'referrer_category' = 7, 'client' = 8)) AS grp,
-    country AS a, '' AS b, '' AS c, count() AS hits
+CREATE MATERIALIZED VIEW IF NOT EXISTS click_events_breakdown_mv TO click_breakdown_days AS
+SELECT kind, target_id, toDate(ts) AS day, CAST(t.1 AS Enum8('country' = 1, 'referrer' = 2, 'browser' = 3, 'os' = 4, 'category' = 5, 'device' = 6, 'referrer_category' = 7, 'client' = 8)) AS grp,
+    t.2 AS a, t.3 AS b, t.4 AS c, count() AS hits
 FROM click_events
+ARRAY JOIN [
+    ('country', country, '', ''),
+    ('referrer_category', referrer_host, toString(referrer_category), ''),
+    ('client', browser, os, device)
+] AS t
 WHERE class = 'human'
-GROUP BY kind, target_id, day, a;
-
-CREATE MATERIALIZED VIEW IF NOT EXISTS click_events_breakdown_referrers_mv TO click_breakdown_days AS
-SELECT kind, target_id, toDate(ts) AS day,
-    CAST('referrer_category' AS Enum8('country' = 1, 'referrer' = 2, 'browser' = 3, 'os' = 4, 'category' = 5, 'device' = 6, 'referrer_category' = 7, 'client' = 8)) AS grp,
-    referrer_host AS a, toString(referrer_category) AS b, '' AS c, count() AS hits
-FROM click_events
-WHERE class = 'human'
-GROUP BY kind, target_id, day, a, b;
-
-CREATE MATERIALIZED VIEW IF NOT EXISTS click_events_breakdown_clients_mv TO click_breakdown_days AS
-SELECT kind, target_id, toDate(ts) AS day,
-    CAST('client' AS Enum8('country' = 1, 'referrer' = 2, 'browser' = 3, 'os' = 4, 'category' = 5, 'device' = 6, 'referrer_category' = 7, 'client' = 8)) AS grp,
-    browser AS a, os AS b, device AS c, count() AS hits
-FROM click_events
-WHERE class = 'human'
-GROUP BY kind, target_id, day, a, b, c;
+GROUP BY kind, target_id, day, grp, a, b, c;

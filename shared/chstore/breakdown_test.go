@@ -14,7 +14,7 @@ import (
 )
 
 // TestBreakdownDays: 0015 copies the daily breakdown into
-// click_breakdown_days under a hold and feeds it from three narrow views.
+// click_breakdown_days under a hold and feeds it with three rows per click.
 // After a run that died half-way and the next one that went through,
 // clicks counted before it, during it (an inserter running all the while)
 // and after it count once in every dimension; new clicks leave
@@ -27,7 +27,7 @@ func TestBreakdownDays(t *testing.T) {
 	// A run that died half-way: held, the old view dropped, the new table
 	// made and filled, no new view yet. The next run goes through under
 	// the same hold.
-	diedHalfWay(t, conn, now, "0015_click_breakdown_days.sql", 15, 3, click.Table)
+	diedHalfWay(t, conn, now, "0015_click_breakdown_days.sql", 15, 1, click.Table)
 	migrateInserting(t, conn, now)
 	checkDims(t, conn, "after 0015 with inserts running")
 	checkCounters(t, conn, "after 0015 with inserts running")

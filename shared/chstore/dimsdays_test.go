@@ -127,7 +127,8 @@ func migrateInserting(t *testing.T, conn driver.Conn, now time.Time) {
 }
 
 // TestDimsDaysCopied: 0014 copies the daily breakdown into an Enum8-keyed
-// table under a hold. After a run that died half-way and the next one
+// table under a hold. (The run that goes through applies 0015 too, which
+// copies 0014's table on: the checks read what 0014 copied through it.) After a run that died half-way and the next one
 // that went through, the breakdown of clicks counted before it is in the
 // new table, and clicks during it (an inserter running all the while) and
 // after it count once. TestClickEventsCountAsClicks compares the

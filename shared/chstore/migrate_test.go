@@ -83,10 +83,9 @@ var clickTables = []string{
 	// 0014: the daily breakdown keyed by an Enum8, in place of 0011's (whose
 	// table stays, frozen, for admins of an earlier version).
 	"click_dims_days",
-	// 0015: the daily breakdown from three narrow views, in place of
-	// 0014's view (whose table stays, frozen).
-	"click_breakdown_days",
-	"click_events_breakdown_countries_mv", "click_events_breakdown_referrers_mv", "click_events_breakdown_clients_mv",
+	// 0015: the daily breakdown, three rows per click, in place of 0014's
+	// view (whose table stays, frozen).
+	"click_breakdown_days", "click_events_breakdown_mv",
 }
 
 // droppedTables were dropped by a later migration (0008, 0012-0015).
