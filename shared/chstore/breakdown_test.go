@@ -50,8 +50,9 @@ func TestBreakdownDays(t *testing.T) {
 		t.Fatalf("a new click's breakdown rows are of kinds %q, want client, country and referrer_category", kinds)
 	}
 
-	// Link 7 has clicks from before 0015 (every dimension in
-	// click_dims_days) and from after (three tables): the reads add both.
+	// Link 7 has clicks from before 0015 (copied as rows of one dimension
+	// each) and from after (rows of the three new kinds): the reads add
+	// both.
 	if err := insertClicks(ctx, conn, varied(chtest.Clicks(now, 600), 2<<40)); err != nil {
 		t.Fatal(err)
 	}
