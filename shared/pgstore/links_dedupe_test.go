@@ -202,22 +202,7 @@ func TestPlainLinkLookupUsesIndex(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.Query(ctx, `EXPLAIN `+pgstore.PlainLinkSQL, uid, long, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(strings.Join(plan, "\n"), "links_user_long_url_md5_idx") {
-		t.Errorf("plan does not use links_user_long_url_md5_idx:\n%s", strings.Join(plan, "\n"))
+	if plan := explain(t, tx, pgstore.PlainLinkSQL, uid, long, ""); !strings.Contains(plan, "links_user_long_url_md5_idx") {
+		t.Errorf("plan does not use links_user_long_url_md5_idx:\n%s", plan)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
@@ -66,22 +67,72 @@ type LinkPage struct {
 type linkFilter struct {
 	userID            int64
 	pattern           string
+	keyed             bool // the search has keys (searchKeyed)
 	campaign, channel int64
 }
 
 func (f linkFilter) args() []any { return []any{f.userID, f.pattern, f.campaign, f.channel} }
 
 // where is the WHERE clause every page query shares. Without a search it
-// does not mention the text columns, and with one it is a plain OR of
-// ILIKEs, which the trigram indexes of migration 0035 answer (testing the
-// pattern for emptiness inside the OR, as one query for both cases would,
-// hides them from the planner).
+// does not mention the text columns. With one, it is a plain OR of ILIKEs,
+// behind the owner's search keys when the text has some: the keys' GIN
+// index (migration 0051) finds the owner's candidates and the ILIKEs check
+// them. Testing the pattern for emptiness inside the clause, as one query
+// for every case would, hides the index from the planner; an empty key
+// array would make the GIN scan read every link of every user.
 func (f linkFilter) where() string {
-	const refs = ` AND ($3::bigint = 0 OR l.campaign_id = $3) AND ($4::bigint = 0 OR l.channel_id = $4)`
-	if f.pattern == "" {
+	const (
+		refs = ` AND ($3::bigint = 0 OR l.campaign_id = $3) AND ($4::bigint = 0 OR l.channel_id = $4)`
+		text = ` AND (l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)`
+		keys = ` AND kurz_search_keys(l.user_id, l.alias, l.long_url, l.meta_title) @> kurz_search_query_keys($1, $2)`
+	)
+	switch {
+	case f.pattern == "":
 		return `l.user_id = $1 AND $2::text = ''` + refs
+	case f.keyed:
+		return `l.user_id = $1` + keys + text + refs
+	default:
+		return `l.user_id = $1` + text + refs
 	}
-	return `l.user_id = $1 AND (l.alias ILIKE $2 OR l.long_url ILIKE $2 OR l.meta_title ILIKE $2)` + refs
+}
+
+// searchKeyed reports whether a search has keys for the index of
+// migration 0051. Three ASCII letters or digits in a row are (part of) a
+// word for pg_trgm in every locale, so such a search has a key without
+// asking; whether other characters are letters is the database locale's
+// call, so for other searches of three characters or more PostgreSQL says
+// (a round trip, for non-ASCII searches only). Searches without keys
+// (shorter ones, punctuation) scan the owner's links instead.
+func (s *Store) searchKeyed(ctx context.Context, search string) (bool, error) {
+	if hasASCIIKey(search) {
+		return true, nil
+	}
+	if utf8.RuneCountInString(search) < 3 {
+		return false, nil
+	}
+	// The keys of the ILIKE pattern, as the WHERE clause takes them.
+	var keyed bool
+	if err := s.pool.QueryRow(ctx, `SELECT cardinality(kurz_search_query_keys(0, $1)) > 0`, likePattern(search)).Scan(&keyed); err != nil {
+		return false, fmt.Errorf("search keys: %w", mapErr(err))
+	}
+	return keyed, nil
+}
+
+// hasASCIIKey reports whether search has three ASCII letters or digits in
+// a row.
+func hasASCIIKey(search string) bool {
+	run := 0
+	for i := 0; i < len(search); i++ {
+		c := search[i]
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			if run++; run == 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 const (
@@ -102,15 +153,19 @@ func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) 
 		page  LinkPage
 		total int
 	)
+	f, err := s.filter(ctx, q)
+	if err != nil {
+		return LinkPage{}, err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	if !q.NoTotal {
 		g.Go(func() (err error) {
-			total, err = s.CountMatching(gctx, q)
+			total, err = s.countMatching(gctx, f)
 			return err
 		})
 	}
 	g.Go(func() (err error) {
-		page, err = s.searchPage(gctx, q.filter(), q)
+		page, err = s.searchPage(gctx, f, q)
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -125,16 +180,31 @@ func (s *Store) SearchLinks(ctx context.Context, q LinkQuery) (LinkPage, error) 
 // it knows the page: the dashboard's table by clicks asks ClickHouse for
 // the ranking first.
 func (s *Store) CountMatching(ctx context.Context, q LinkQuery) (int, error) {
-	f := q.filter()
+	f, err := s.filter(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	return s.countMatching(ctx, f)
+}
+
+func (s *Store) countMatching(ctx context.Context, f linkFilter) (int, error) {
 	var total int
 	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, f.where()), f.args()...).Scan(&total); err != nil {
-		return 0, fmt.Errorf("count links of user %d: %w", q.UserID, mapErr(err))
+		return 0, fmt.Errorf("count links of user %d: %w", f.userID, mapErr(err))
 	}
 	return total, nil
 }
 
-func (q LinkQuery) filter() linkFilter {
-	return linkFilter{userID: q.UserID, pattern: likePattern(q.Search), campaign: q.CampaignID, channel: q.ChannelID}
+// filter is the linkFilter of q.
+func (s *Store) filter(ctx context.Context, q LinkQuery) (linkFilter, error) {
+	f := linkFilter{userID: q.UserID, pattern: likePattern(q.Search), campaign: q.CampaignID, channel: q.ChannelID}
+	if q.Search != "" {
+		var err error
+		if f.keyed, err = s.searchKeyed(ctx, q.Search); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
 }
 
 // searchPage reads the links of the page q selects, without the total.
