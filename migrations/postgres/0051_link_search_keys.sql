@@ -14,49 +14,56 @@
 -- A key is (owner mod 32749) * 65536 + (hashtext(trigram) & 65535): an int,
 -- always below 2^31. Trigrams are pg_trgm's (show_trgm: lower-cased words
 -- of letters and digits), so a text that contains a search, ignoring case,
--- holds every trigram that lies wholly inside the search's words; trigrams
--- padded with blanks at a word's ends are left out of the keys (a longer
--- text need not contain them). kurz_search_query_keys finds a search's
--- trigrams with pg_trgm itself: those of each three-character window that
--- are not trigrams of its two two-character halves, i.e. the window's own
--- unpadded trigram when pg_trgm reads all three characters as one word.
--- It may be given the search's ILIKE pattern: % _ and \ are not word
--- characters and produce no key. An empty result would make the GIN scan
--- match everything, so the caller searches by keys only when the text has
--- three ASCII letters or digits in a row (which every locale reads as one
--- word) and otherwise scans the owner's links.
+-- holds every trigram that lies wholly inside the search's words.
+-- kurz_search_query_keys finds a search's trigrams with pg_trgm itself:
+-- those of each three-character window that are not trigrams of its two
+-- two-character halves, i.e. the window's own unpadded trigram when
+-- pg_trgm reads all three characters as one word. It may be given the
+-- search's ILIKE pattern: % _ and \ are not word characters and produce no
+-- key.
 --
--- The functions name pg_trgm's show_trgm through the search path they were
--- created with: an index expression is also evaluated by restores and
--- maintenance with another search path.
+-- Both sides leave out the trigrams whose text shows a blank: padded ASCII
+-- trigrams, which the query never needs (a longer text need not contain
+-- them), and also the few multibyte trigrams whose 3-byte hash pg_trgm
+-- shows as raw characters that happen to include a blank. The filter must
+-- be the same on both sides: a key left out of the index but asked for by a
+-- query would hide a match. Padded multibyte trigrams show as hex and stay
+-- in the index, unused.
+--
+-- An empty key array would make the GIN scan match everything, so the
+-- caller searches by keys only when the query has some (three ASCII
+-- letters or digits in a row, or PostgreSQL says so) and otherwise scans
+-- the owner's links.
+--
+-- The bodies are SQL-standard (RETURN): names are bound when the function
+-- is created, so an index expression evaluated under another search path
+-- (a restore, maintenance) finds show_trgm, and pg_trgm cannot be dropped
+-- from under the index. Like every trigram index, the keys follow the
+-- database locale's idea of letters and case: after an upgrade of the
+-- C library that changes them, REINDEX links_search_keys_idx.
 --
 -- The index is built inside the migration's transaction, which blocks
--- writes to links while it builds (about 95 s for 1M links here); run this
+-- writes to links while it builds (94 s for 1.03M links here); run this
 -- migration in a quiet moment on a large installation. A link write costs
--- ~40 µs more than with 0035's three indexes (docs/dashboard.md).
+-- ~40-55 µs more than with 0035's three indexes (docs/dashboard.md).
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
 CREATE FUNCTION kurz_search_keys(owner bigint, alias text, long_url text, meta_title text)
 RETURNS int[] LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path FROM CURRENT
-AS $$
-    SELECT ARRAY(
-        SELECT ((owner % 32749) * 65536 + (hashtext(t) & 65535))::int
-        FROM unnest(show_trgm(alias || ' ' || long_url || ' ' || meta_title)) AS t
-        WHERE strpos(t, ' ') = 0)
-$$;
+RETURN ARRAY(
+    SELECT ((owner % 32749) * 65536 + (hashtext(t) & 65535))::int
+    FROM unnest(show_trgm(alias || ' ' || long_url || ' ' || meta_title)) AS t
+    WHERE strpos(t, ' ') = 0);
 
 CREATE FUNCTION kurz_search_query_keys(owner bigint, search text)
 RETURNS int[] LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path FROM CURRENT
-AS $$
-    SELECT ARRAY(
-        SELECT DISTINCT ((owner % 32749) * 65536 + (hashtext(t) & 65535))::int
-        FROM generate_series(1, length(search) - 2) AS i,
-             unnest(show_trgm(substr(search, i, 3))) AS t
-        WHERE t <> ALL (show_trgm(substr(search, i, 2)))
-          AND t <> ALL (show_trgm(substr(search, i + 1, 2))))
-$$;
+RETURN ARRAY(
+    SELECT DISTINCT ((owner % 32749) * 65536 + (hashtext(t) & 65535))::int
+    FROM generate_series(1, length(search) - 2) AS i,
+         unnest(show_trgm(substr(search, i, 3))) AS t
+    WHERE strpos(t, ' ') = 0
+      AND t <> ALL (show_trgm(substr(search, i, 2)))
+      AND t <> ALL (show_trgm(substr(search, i + 1, 2))));
 
 CREATE INDEX links_search_keys_idx ON links
     USING gin (kurz_search_keys(user_id, alias, long_url, meta_title));
