@@ -45,8 +45,9 @@ type LinkQuery struct {
 	Rank   *ClickRanking
 	Offset int
 	// NoTotal skips counting the matching links (LinkPage.Total stays 0):
-	// a count of a 100k-link user's links is 10-20 ms that a list which
-	// does not show it (home's top links, a form's select) need not pay.
+	// a filtered count of a 100k-link user's links is 10-20 ms that a list
+	// which does not show it (home's top links, a form's select) need not
+	// pay (the unfiltered count is kept, one row).
 	NoTotal bool
 }
 
@@ -143,6 +144,10 @@ const (
 	AND (l.created_at, l.id) > ($5, $6)
 	ORDER BY l.created_at ASC, l.id ASC LIMIT $7`
 	countSQL = `SELECT count(*) FROM links l WHERE %s`
+	// userLinksSQL is the number of all the user's links, kept by the
+	// triggers of migration 0052: one row instead of counting 100k links
+	// (10-25 ms) on every unfiltered page of the link table.
+	userLinksSQL = `SELECT coalesce((SELECT links FROM user_link_counts WHERE user_id = $1), 0)`
 )
 
 // SearchLinks returns the page q selects. The count of the matching
@@ -188,8 +193,12 @@ func (s *Store) CountMatching(ctx context.Context, q LinkQuery) (int, error) {
 }
 
 func (s *Store) countMatching(ctx context.Context, f linkFilter) (int, error) {
+	sql, args := fmt.Sprintf(countSQL, f.where()), f.args()
+	if f.pattern == "" && f.campaign == 0 && f.channel == 0 {
+		sql, args = userLinksSQL, []any{f.userID}
+	}
 	var total int
-	if err := s.pool.QueryRow(ctx, fmt.Sprintf(countSQL, f.where()), f.args()...).Scan(&total); err != nil {
+	if err := s.pool.QueryRow(ctx, sql, args...).Scan(&total); err != nil {
 		return 0, fmt.Errorf("count links of user %d: %w", f.userID, mapErr(err))
 	}
 	return total, nil

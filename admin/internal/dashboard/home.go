@@ -28,8 +28,7 @@ type homeData struct {
 // homePage reads its parts side by side: the windows, the newest links,
 // the most clicked ones and the count of the user's links are
 // independent reads, so the page waits for the slowest instead of their
-// sum (the count, 10-25 ms for 100k links, no longer holds up the newest
-// links' numbers).
+// sum.
 func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *call) error {
 	var (
 		d                 homeData
