@@ -33,9 +33,16 @@ type ClickRanking struct {
 // slice is four times the last, so a walk makes a handful of queries.
 const rankChunkMin = 256
 
+// rankMatchMax is the most matching links a searched walk reads at once
+// (matchingIDs) instead of checking slices of the ranking.
+const rankMatchMax = 20000
+
 const (
 	// rankChunkSQL keeps the ids of $5 that the filter ($1-$4) selects.
 	rankChunkSQL = `SELECT l.id FROM links l WHERE l.id = ANY($5::bigint[]) AND `
+	// matchingSQL is the ids of the links the filter ($1-$4) selects, at
+	// most $5.
+	matchingSQL = `SELECT l.id FROM links l WHERE %s LIMIT $5`
 	// unclickedSQL pages the links the ranking ($5, complete) does not
 	// name, newest first.
 	unclickedSQL = `SELECT l.id FROM links l WHERE %s
@@ -73,8 +80,18 @@ func (s *Store) rankedPage(ctx context.Context, f linkFilter, rank *ClickRanking
 // walkRanking collects, in rank order, up to need ids of the links f
 // selects, extending the ranking as the walk needs. It returns the
 // ranking as far as it was read.
+//
+// A search whose matches are sparse in the ranking (the first slice found
+// too few to finish within the next one) reads the ids of all its matches
+// at once through the search keys' index instead, when they are at most
+// rankMatchMax, and walks the ranking against them: for a search matching
+// 1% of 100k links that is one query of ~10 ms where the slices of 1,024
+// and 4,096 ranked ids took ~7 and ~19 ms, each checking its ids' rows.
 func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRanking, need int) ([]int64, *ClickRanking, error) {
-	var out []int64
+	var (
+		out      []int64
+		matching map[int64]bool // every matching id, once read
+	)
 	seen := map[int64]bool{}
 	pos, chunk := 0, max(2*need, rankChunkMin)
 	for len(out) < need {
@@ -93,9 +110,12 @@ func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRankin
 			continue
 		}
 		end := min(pos+chunk, len(rank.IDs))
-		keep, err := s.rankChunk(ctx, f, rank.IDs[pos:end])
-		if err != nil {
-			return nil, nil, err
+		keep := matching
+		if keep == nil {
+			var err error
+			if keep, err = s.rankChunk(ctx, f, rank.IDs[pos:end]); err != nil {
+				return nil, nil, err
+			}
 		}
 		for _, id := range rank.IDs[pos:end] {
 			if keep[id] && !seen[id] {
@@ -104,8 +124,51 @@ func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRankin
 			}
 		}
 		pos, chunk = end, chunk*4
+		more := pos < len(rank.IDs) || !rank.Complete && rank.Extend != nil
+		if matching == nil && f.keyed && len(out) < need && more && sparse(len(out), pos, need, chunk) {
+			all, err := s.matchingIDs(ctx, f)
+			if err != nil {
+				return nil, nil, err
+			}
+			matching = all // nil when there are too many: the slices go on
+		}
 	}
 	return out, rank, nil
+}
+
+// sparse reports whether, at the density found so far (found of the first
+// pos ranked ids), the walk would need more than the next slice of chunk
+// ids to find need.
+func sparse(found, pos, need, chunk int) bool {
+	if found == 0 {
+		return true
+	}
+	return (need-found)*pos/found > chunk
+}
+
+// matchingIDs is the set of the ids f selects, or nil when there are more
+// than rankMatchMax.
+func (s *Store) matchingIDs(ctx context.Context, f linkFilter) (map[int64]bool, error) {
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(matchingSQL, f.where()), append(f.args(), rankMatchMax+1)...)
+	if err != nil {
+		return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
+		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
+	}
+	if len(out) > rankMatchMax {
+		return nil, nil
+	}
+	return out, nil
 }
 
 func (s *Store) rankChunk(ctx context.Context, f linkFilter, ids []int64) (map[int64]bool, error) {

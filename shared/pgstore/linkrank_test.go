@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"kurz/shared/link"
 	"kurz/shared/pgstore"
@@ -226,5 +230,122 @@ func TestRankedPageReadsMovedLinks(t *testing.T) {
 	}
 	if n != 1 || len(got) != len(order) {
 		t.Errorf("link %d listed %d times in %d links (want once in %d): %v", moved, n, len(got), len(order), got)
+	}
+}
+
+// queryLog counts the statements a pool runs, by their first and last
+// words.
+type queryLog struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (q *queryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	q.mu.Lock()
+	q.sql = append(q.sql, d.SQL)
+	q.mu.Unlock()
+	return ctx
+}
+
+func (q *queryLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (q *queryLog) count(prefix, suffix string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for _, s := range q.sql {
+		if strings.HasPrefix(s, prefix) && strings.HasSuffix(s, suffix) {
+			n++
+		}
+	}
+	return n
+}
+
+// A search whose matches are sparse in the ranking reads its matching ids
+// once instead of checking ever larger slices of the ranking, and pages
+// the same click order: 1,000 links, the first 900 ranked (newest id
+// first), the rest unclicked; seven matches, none in the first slice of
+// the ranking (six ranked further down, one unclicked); with the whole
+// ranking and with a prefix that must be extended.
+func TestRankedSearchSparse(t *testing.T) {
+	_, dsn := pgtest.Store(t)
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &queryLog{}
+	cfg.ConnConfig.Tracer = log
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	st := pgtest.Wrap(pool)
+	alice := newLinkUser(t, st, "alice")
+	if _, err := pool.Exec(ctx, `INSERT INTO links (user_id, alias, long_url, meta_title, created_at)
+		SELECT $1::bigint, 's' || i, 'https://example.com/p' || i,
+		       CASE WHEN i % 100 = 50 AND (i < 600 OR i > 900) THEN 'needle ' || i ELSE '' END,
+		       timestamptz '2026-01-01' + i * interval '1 second'
+		FROM generate_series(1, 1000) AS i`, alice); err != nil {
+		t.Fatal(err)
+	}
+	var all []int64 // id order = creation order
+	rows, err := pool.Query(ctx, `SELECT id, meta_title <> '' FROM links WHERE user_id = $1 ORDER BY id`, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needle := map[int64]bool{}
+	for rows.Next() {
+		var (
+			id int64
+			m  bool
+		)
+		if err := rows.Scan(&id, &m); err != nil {
+			t.Fatal(err)
+		}
+		all, needle[id] = append(all, id), m
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var rank pgstore.ClickRanking
+	for i, id := range slices.Backward(all[:900]) {
+		rank.IDs, rank.Clicks = append(rank.IDs, id), append(rank.Clicks, int64(1000+i))
+	}
+	rank.Complete = true
+	var want []int64
+	for _, id := range rank.IDs {
+		if needle[id] {
+			want = append(want, id)
+		}
+	}
+	for _, id := range slices.Backward(all[900:]) {
+		if needle[id] {
+			want = append(want, id)
+		}
+	}
+	if len(want) != 7 {
+		t.Fatalf("fixture: %d matches", len(want))
+	}
+	for _, whole := range []bool{true, false} {
+		for off := 0; off < len(want); off += 3 {
+			r, reads := &rank, 0
+			if !whole {
+				r = prefix(rank, 300, &reads)
+			}
+			log.sql = nil
+			p, err := st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Search: "needle", Rank: r, Offset: off, Limit: 3, NoTotal: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			end := min(off+3, len(want))
+			if got := ids(p.Links); !slices.Equal(got, want[off:end]) || p.Older != (end < len(want)) {
+				t.Errorf("whole ranking %v, offset %d: %v (more %v), want %v", whole, off, got, p.Older, want[off:end])
+			}
+			if m, c := log.count("SELECT l.id FROM links l WHERE l.user_id", "LIMIT $5"), log.count("SELECT l.id FROM links l WHERE l.id = ANY", ""); m != 1 || c != 1 {
+				t.Errorf("whole ranking %v, offset %d: %d reads of the matches and %d slices checked, want 1 and 1", whole, off, m, c)
+			}
+		}
 	}
 }
