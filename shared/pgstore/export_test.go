@@ -23,3 +23,13 @@ func (s *Store) SearchCountSQL(ctx context.Context, userID int64, search string)
 	f, err := s.filter(ctx, LinkQuery{UserID: userID, Search: search})
 	return fmt.Sprintf(countSQL, f.where()), f.args(), err
 }
+
+// MatchingIDs is the set of ids of the user's links a search matches, nil
+// when there are more than most.
+func (s *Store) MatchingIDs(ctx context.Context, userID int64, search string, most int) (map[int64]bool, error) {
+	f, err := s.filter(ctx, LinkQuery{UserID: userID, Search: search})
+	if err != nil {
+		return nil, err
+	}
+	return s.matchingIDs(ctx, f, most)
+}

@@ -82,15 +82,18 @@ func (s *Store) rankedPage(ctx context.Context, f linkFilter, rank *ClickRanking
 // ranking as far as it was read.
 //
 // A search whose matches are sparse in the ranking (the first slice found
-// too few to finish within the next one) reads the ids of all its matches
-// at once through the search keys' index instead, when they are at most
-// rankMatchMax, and walks the ranking against them: for a search matching
-// 1% of 100k links that is one query of ~10 ms where the slices of 1,024
-// and 4,096 ranked ids took ~7 and ~19 ms, each checking its ids' rows.
+// too few to finish within the next one, and the next one would not end
+// the ranking) reads the ids of all its matches at once through the search
+// keys' index instead, when they are at most rankMatchMax, and walks the
+// ranking against them: for a search matching 1% of 130k links that is
+// one query of ~10 ms where the slices of 1,024 and 4,096 ranked ids took
+// ~7 and ~19 ms, each checking its ids' rows. With more matches than that,
+// the slices go on.
 func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRanking, need int) ([]int64, *ClickRanking, error) {
 	var (
 		out      []int64
 		matching map[int64]bool // every matching id, once read
+		decided  bool           // whether to read them was decided (after the first slice)
 	)
 	seen := map[int64]bool{}
 	pos, chunk := 0, max(2*need, rankChunkMin)
@@ -124,9 +127,15 @@ func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRankin
 			}
 		}
 		pos, chunk = end, chunk*4
-		more := pos < len(rank.IDs) || !rank.Complete && rank.Extend != nil
-		if matching == nil && f.keyed && len(out) < need && more && sparse(len(out), pos, need, chunk) {
-			all, err := s.matchingIDs(ctx, f)
+		if decided {
+			continue
+		}
+		decided = true
+		// Reading the matches saves queries only when the next slice would
+		// not end the walk.
+		beyond := pos+chunk < len(rank.IDs) || !rank.Complete && rank.Extend != nil
+		if f.keyed && len(out) < need && beyond && sparse(len(out), pos, need, chunk) {
+			all, err := s.matchingIDs(ctx, f, rankMatchMax)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -147,9 +156,9 @@ func sparse(found, pos, need, chunk int) bool {
 }
 
 // matchingIDs is the set of the ids f selects, or nil when there are more
-// than rankMatchMax.
-func (s *Store) matchingIDs(ctx context.Context, f linkFilter) (map[int64]bool, error) {
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(matchingSQL, f.where()), append(f.args(), rankMatchMax+1)...)
+// than most.
+func (s *Store) matchingIDs(ctx context.Context, f linkFilter, most int) (map[int64]bool, error) {
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(matchingSQL, f.where()), append(f.args(), most+1)...)
 	if err != nil {
 		return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
 	}
@@ -165,7 +174,7 @@ func (s *Store) matchingIDs(ctx context.Context, f linkFilter) (map[int64]bool, 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
 	}
-	if len(out) > rankMatchMax {
+	if len(out) > most {
 		return nil, nil
 	}
 	return out, nil

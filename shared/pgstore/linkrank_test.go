@@ -249,6 +249,12 @@ func (q *queryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Trace
 
 func (q *queryLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+func (q *queryLog) reset() {
+	q.mu.Lock()
+	q.sql = nil
+	q.mu.Unlock()
+}
+
 func (q *queryLog) count(prefix, suffix string) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -263,10 +269,12 @@ func (q *queryLog) count(prefix, suffix string) int {
 
 // A search whose matches are sparse in the ranking reads its matching ids
 // once instead of checking ever larger slices of the ranking, and pages
-// the same click order: 1,000 links, the first 900 ranked (newest id
-// first), the rest unclicked; seven matches, none in the first slice of
-// the ranking (six ranked further down, one unclicked); with the whole
-// ranking and with a prefix that must be extended.
+// the same click order: 2,000 links, the first 1,800 ranked (newest id
+// first; the first slice and the next do not reach the end), the rest
+// unclicked; 15 matches, none in the first slice of the ranking (one at
+// rank 281, within a 300-link prefix, twelve further down, two unclicked);
+// with the whole ranking and with that prefix, which must be extended. A
+// dense search and one without keys walk the slices.
 func TestRankedSearchSparse(t *testing.T) {
 	_, dsn := pgtest.Store(t)
 	ctx := context.Background()
@@ -285,9 +293,9 @@ func TestRankedSearchSparse(t *testing.T) {
 	alice := newLinkUser(t, st, "alice")
 	if _, err := pool.Exec(ctx, `INSERT INTO links (user_id, alias, long_url, meta_title, created_at)
 		SELECT $1::bigint, 's' || i, 'https://example.com/p' || i,
-		       CASE WHEN i % 100 = 50 AND (i < 600 OR i > 900) THEN 'needle ' || i ELSE '' END,
+		       CASE WHEN i % 100 = 50 AND (i < 1200 OR i > 1800) OR i = 1519 THEN 'needle ' || i ELSE '' END,
 		       timestamptz '2026-01-01' + i * interval '1 second'
-		FROM generate_series(1, 1000) AS i`, alice); err != nil {
+		FROM generate_series(1, 2000) AS i`, alice); err != nil {
 		t.Fatal(err)
 	}
 	var all []int64 // id order = creation order
@@ -310,7 +318,7 @@ func TestRankedSearchSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rank pgstore.ClickRanking
-	for i, id := range slices.Backward(all[:900]) {
+	for i, id := range slices.Backward(all[:1800]) {
 		rank.IDs, rank.Clicks = append(rank.IDs, id), append(rank.Clicks, int64(1000+i))
 	}
 	rank.Complete = true
@@ -320,12 +328,12 @@ func TestRankedSearchSparse(t *testing.T) {
 			want = append(want, id)
 		}
 	}
-	for _, id := range slices.Backward(all[900:]) {
+	for _, id := range slices.Backward(all[1800:]) {
 		if needle[id] {
 			want = append(want, id)
 		}
 	}
-	if len(want) != 7 {
+	if len(want) != 15 {
 		t.Fatalf("fixture: %d matches", len(want))
 	}
 	for _, whole := range []bool{true, false} {
@@ -334,7 +342,7 @@ func TestRankedSearchSparse(t *testing.T) {
 			if !whole {
 				r = prefix(rank, 300, &reads)
 			}
-			log.sql = nil
+			log.reset()
 			p, err := st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Search: "needle", Rank: r, Offset: off, Limit: 3, NoTotal: true})
 			if err != nil {
 				t.Fatal(err)
@@ -343,9 +351,43 @@ func TestRankedSearchSparse(t *testing.T) {
 			if got := ids(p.Links); !slices.Equal(got, want[off:end]) || p.Older != (end < len(want)) {
 				t.Errorf("whole ranking %v, offset %d: %v (more %v), want %v", whole, off, got, p.Older, want[off:end])
 			}
-			if m, c := log.count("SELECT l.id FROM links l WHERE l.user_id", "LIMIT $5"), log.count("SELECT l.id FROM links l WHERE l.id = ANY", ""); m != 1 || c != 1 {
+			if m, c := log.count(matchRead, "LIMIT $5"), log.count(sliceRead, ""); m != 1 || c != 1 {
 				t.Errorf("whole ranking %v, offset %d: %d reads of the matches and %d slices checked, want 1 and 1", whole, off, m, c)
 			}
 		}
 	}
+	// A ranking that the next slice ends: reading the matches would save
+	// no query, so the slices finish it.
+	short := &pgstore.ClickRanking{IDs: rank.IDs[:300], Clicks: rank.Clicks[:300], Complete: true}
+	log.reset()
+	if _, err := st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Search: "needle", Rank: short, Limit: 3, NoTotal: true}); err != nil {
+		t.Fatal(err)
+	}
+	if m, c := log.count(matchRead, "LIMIT $5"), log.count(sliceRead, ""); m != 0 || c != 2 {
+		t.Errorf("a short ranking: %d reads of the matches and %d slices, want 0 and 2", m, c)
+	}
+	// Dense (every link's URL) and keyless searches check slices only.
+	for _, search := range []string{"example.com", "p1"} {
+		log.reset()
+		p, err := st.SearchLinks(ctx, pgstore.LinkQuery{UserID: alice, Search: search, Rank: &rank, Limit: 3, NoTotal: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Links) != 3 || log.count(matchRead, "LIMIT $5") != 0 || log.count(sliceRead, "") == 0 {
+			t.Errorf("search %q: %d links, %d reads of the matches, %d slices", search, len(p.Links),
+				log.count(matchRead, "LIMIT $5"), log.count(sliceRead, ""))
+		}
+	}
+	// More matches than the read takes: no set, the slices go on.
+	for most, want := range map[int]int{14: 0, 15: 15} {
+		m, err := st.MatchingIDs(ctx, alice, "needle", most)
+		if err != nil || len(m) != want || (want == 0) != (m == nil) {
+			t.Errorf("at most %d matches: %d (%v), want %d", most, len(m), err, want)
+		}
+	}
 }
+
+const (
+	matchRead = "SELECT l.id FROM links l WHERE l.user_id"
+	sliceRead = "SELECT l.id FROM links l WHERE l.id = ANY"
+)
