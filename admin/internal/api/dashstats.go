@@ -33,25 +33,33 @@ func (s *Server) rangeOf(ctx context.Context, kind click.Kind, id int64, from, t
 	return rg, err == nil, downOK(err)
 }
 
+// Freshness says up to when the numbers read after it are complete; read
+// it before them (stats.Service.RecentFreshness).
+func (s *Server) Freshness(ctx context.Context) (fresh stats.Freshness, up bool, err error) {
+	if s.stats == nil {
+		return stats.Freshness{IngestedUntil: s.now()}, true, nil
+	}
+	fresh, err = s.stats.RecentFreshness(ctx)
+	return fresh, err == nil, downOK(err)
+}
+
 // LinkCounts is link id's all-time visits by class (what the page shows
-// of all time beside the range), and the freshness of the numbers.
-func (s *Server) LinkCounts(ctx context.Context, id int64) (c stats.Counts, fresh stats.Freshness, up bool, err error) {
+// of all time beside the range).
+func (s *Server) LinkCounts(ctx context.Context, id int64) (c stats.Counts, up bool, err error) {
 	return s.countsOf(ctx, click.KindLink, id)
 }
 
 // QRCounts is LinkCounts of QR code id's scans.
-func (s *Server) QRCounts(ctx context.Context, id int64) (c stats.Counts, fresh stats.Freshness, up bool, err error) {
+func (s *Server) QRCounts(ctx context.Context, id int64) (c stats.Counts, up bool, err error) {
 	return s.countsOf(ctx, click.KindQR, id)
 }
 
-func (s *Server) countsOf(ctx context.Context, kind click.Kind, id int64) (c stats.Counts, fresh stats.Freshness, up bool, err error) {
+func (s *Server) countsOf(ctx context.Context, kind click.Kind, id int64) (c stats.Counts, up bool, err error) {
 	if s.stats == nil {
-		return c, stats.Freshness{IngestedUntil: s.now()}, true, nil
+		return c, true, nil
 	}
-	if c, err = s.stats.Counts(ctx, kind, id); err == nil {
-		fresh, err = s.stats.Freshness(ctx)
-	}
-	return c, fresh, err == nil, downOK(err)
+	c, err = s.stats.Counts(ctx, kind, id)
+	return c, err == nil, downOK(err)
 }
 
 // OwnerWindows is owner's link clicks today, over 7 and over 30 days.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"golang.org/x/sync/errgroup"
-
 	"kurz/admin/internal/stats"
 	"kurz/shared/click"
 	"kurz/shared/link"
@@ -123,18 +121,14 @@ func (s *Server) statsData(ctx context.Context, kind click.Kind, id int64, socia
 	sum := &stats.Summary{}
 	var fresh *stats.Freshness
 	if s.stats != nil {
-		// Two independent ClickHouse reads, side by side.
-		fresh = &stats.Freshness{}
-		g, gctx := errgroup.WithContext(ctx)
-		g.Go(func() (err error) {
-			sum, err = s.stats.Summary(gctx, kind, id)
-			return err
-		})
-		g.Go(func() (err error) {
-			*fresh, err = s.stats.Freshness(gctx)
-			return err
-		})
-		if err := g.Wait(); statsDown(err) {
+		// The freshness first: it must not claim clicks the summary missed
+		// (stats.Service.RecentFreshness).
+		f, err := s.stats.RecentFreshness(ctx)
+		if err == nil {
+			fresh = &f
+			sum, err = s.stats.Summary(ctx, kind, id)
+		}
+		if statsDown(err) {
 			return unavailableData(), nil
 		} else if err != nil {
 			return nil, err

@@ -112,7 +112,7 @@ func (s statsSubject) One() string { return strings.TrimSuffix(s.Noun(), "s") }
 // statsReads are the API server's reads of one kind of subject.
 type statsReads struct {
 	rng    func(ctx context.Context, id int64, from, to time.Time, iv stats.Interval) (*stats.Range, bool, error)
-	counts func(ctx context.Context, id int64) (stats.Counts, stats.Freshness, bool, error)
+	counts func(ctx context.Context, id int64) (stats.Counts, bool, error)
 	social func(categories map[string]uint64) uint64
 }
 
@@ -182,24 +182,28 @@ func (s *Server) showStats(w http.ResponseWriter, r *http.Request, c *call, subj
 }
 
 // readStats fills d's numbers; d.Up stays false when ClickHouse is down.
-// Two reads, side by side: the range (series, breakdowns with devices and
-// every country, the visits that were not people) and the all-time
-// counts. The page shows no all-time distinct visitors or breakdowns, so
-// it reads none.
+// The freshness first (it must not claim clicks the numbers missed;
+// stats.Service.RecentFreshness, usually kept), then two reads side by
+// side: the range (series, breakdowns with devices and every country, the
+// visits that were not people) and the all-time counts. The page shows no
+// all-time distinct visitors or breakdowns, so it reads none.
 func (s *Server) readStats(r *http.Request, id int64, q statsQuery, d *statsData, reads statsReads) error {
 	var (
 		rg       *stats.Range
 		all      stats.Counts
-		fresh    stats.Freshness
 		upR, upA bool
 	)
+	fresh, upF, err := s.api.Freshness(r.Context())
+	if err != nil || !upF {
+		return err
+	}
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
 		rg, upR, err = reads.rng(ctx, id, q.from, q.to, q.iv)
 		return err
 	})
 	g.Go(func() (err error) {
-		all, fresh, upA, err = reads.counts(ctx, id)
+		all, upA, err = reads.counts(ctx, id)
 		return err
 	})
 	if err := g.Wait(); err != nil || !upR || !upA {

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"kurz/shared/chstore"
@@ -18,6 +19,48 @@ const freshnessSQL = `SELECT count(), min(w), max(l), now() FROM (
 	SELECT writer, argMax(watermark, at) AS w, argMax(lag_ms, at) AS l, max(at) AS last
 	FROM ingest_heartbeats WHERE at > now() - 3600 GROUP BY writer
 ) WHERE last > now() - ?`
+
+// freshMaxAge is how old a Freshness RecentFreshness may hand out: the
+// watermarks move once per edge flush (default every 5 s).
+const freshMaxAge = time.Second
+
+// freshCache is the last Freshness read, with when that read began.
+type freshCache struct {
+	mu   sync.Mutex
+	read time.Time
+	val  Freshness
+}
+
+// RecentFreshness is a Freshness whose read began less than freshMaxAge
+// ago, reading anew when the kept one is older.
+//
+// Callers read it before the numbers it describes. A watermark read
+// earlier stays true of every later read (a counted click stays counted),
+// so a kept one may be handed out; one read beside or after the numbers
+// could claim the clicks of an insert that landed between the two reads
+// and that the numbers missed. Keeping it also spares most pages one
+// ClickHouse query.
+func (s *Service) RecentFreshness(ctx context.Context) (Freshness, error) {
+	c := s.fresh
+	c.mu.Lock()
+	if !c.read.IsZero() && time.Since(c.read) < freshMaxAge {
+		f := c.val
+		c.mu.Unlock()
+		return f, nil
+	}
+	c.mu.Unlock()
+	began := time.Now()
+	f, err := s.Freshness(ctx)
+	if err != nil {
+		return Freshness{}, err
+	}
+	c.mu.Lock()
+	if began.After(c.read) {
+		c.read, c.val = began, f
+	}
+	c.mu.Unlock()
+	return f, nil
+}
 
 // Freshness reports up to when clicks are ingested. With running edges it
 // is the oldest watermark any of them reports (every click captured before

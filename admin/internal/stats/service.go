@@ -15,10 +15,13 @@ const TopN = chstore.TopN
 type Service struct {
 	conn  driver.Conn
 	ranks *rankCache
+	fresh *freshCache
 }
 
 // New returns a service reading through conn.
-func New(conn driver.Conn) *Service { return &Service{conn: conn, ranks: newRankCache()} }
+func New(conn driver.Conn) *Service {
+	return &Service{conn: conn, ranks: newRankCache(), fresh: &freshCache{}}
+}
 
 // The summary types live in shared/chstore, which also serves the edge's
 // public stats page: one definition of the numbers for both.

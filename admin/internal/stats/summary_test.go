@@ -241,3 +241,37 @@ func TestFreshness(t *testing.T) {
 		t.Fatalf("freshness = %+v, want 2 writers, lag 3000, until %s", f, now.Add(-4*time.Second))
 	}
 }
+
+// RecentFreshness hands out the freshness it read less than a second ago
+// (a watermark stays true of later reads) and reads anew after that.
+func TestRecentFreshness(t *testing.T) {
+	conn, _ := chtest.New(t)
+	ctx := context.Background()
+	svc := stats.New(conn)
+	first, err := svc.RecentFreshness(ctx)
+	if err != nil || first.Writers != 0 {
+		t.Fatalf("no writers: %+v, %v", first, err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	b, err := conn.PrepareBatch(ctx, "INSERT INTO ingest_heartbeats (writer, at, watermark, lag_ms, pending)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append("a", now, now.Add(-3*time.Second), uint32(0), uint64(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Send(); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := svc.Freshness(ctx); err != nil || f.Writers != 1 {
+		t.Fatalf("the heartbeat is not read: %+v, %v", f, err)
+	}
+	if kept, err := svc.RecentFreshness(ctx); err != nil || kept != first {
+		t.Errorf("within a second: %+v, %v, want the kept %+v", kept, err, first)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	f, err := svc.RecentFreshness(ctx)
+	if err != nil || f.Writers != 1 || !f.IngestedUntil.Equal(now.Add(-3*time.Second)) {
+		t.Errorf("after a second: %+v, %v, want the heartbeat's watermark %s", f, err, now.Add(-3*time.Second))
+	}
+}
