@@ -12,7 +12,8 @@ import (
 )
 
 // BenchmarkLinkStats measures the single-link stats (Summary plus
-// Freshness, what GET /api/url/:id runs) of a link with many clicks.
+// Freshness, what GET /api/url/:id runs when its kept freshness is older
+// than a second) of a link with many clicks.
 // KURZ_BENCH_CLICKS sets the number (default 1 000 000; the bench scenario
 // runs 10 000 000). Rows are generated server-side with INSERT … SELECT
 // from system.numbers, which fires the materialized views on 18.16 like a

@@ -1,8 +1,17 @@
 package stats
 
+import "time"
+
 // RankCacheCounts reports the ranking cache's hits and misses so far.
 func (s *Service) RankCacheCounts() (hits, misses int) {
 	s.ranks.mu.Lock()
 	defer s.ranks.mu.Unlock()
 	return s.ranks.hits, s.ranks.misses
+}
+
+// SetFreshnessClock replaces the clock RecentFreshness ages its kept value by.
+func (s *Service) SetFreshnessClock(now func() time.Time) {
+	s.fresh.mu.Lock()
+	defer s.fresh.mu.Unlock()
+	s.fresh.now = now
 }

@@ -27,9 +27,12 @@ const freshMaxAge = time.Second
 // freshCache is the last Freshness read, with when that read began.
 type freshCache struct {
 	mu   sync.Mutex
+	now  func() time.Time // time.Now; tests move it
 	read time.Time
 	val  Freshness
 }
+
+func newFreshCache() *freshCache { return &freshCache{now: time.Now} }
 
 // RecentFreshness is a Freshness whose read began less than freshMaxAge
 // ago, reading anew when the kept one is older.
@@ -38,18 +41,22 @@ type freshCache struct {
 // earlier stays true of every later read (a counted click stays counted),
 // so a kept one may be handed out; one read beside or after the numbers
 // could claim the clicks of an insert that landed between the two reads
-// and that the numbers missed. Keeping it also spares most pages one
-// ClickHouse query.
+// and that the numbers missed (an edge drops a batch from its watermark
+// only once the insert or the spool write has returned). Keeping it also
+// spares most pages one ClickHouse query. On a replicated cluster the
+// heartbeats and the numbers may come from different replicas, and an
+// asynchronous replica can lag behind either: there the promise holds
+// only as far as the replicas are in step (docs/scaling.md).
 func (s *Service) RecentFreshness(ctx context.Context) (Freshness, error) {
 	c := s.fresh
 	c.mu.Lock()
-	if !c.read.IsZero() && time.Since(c.read) < freshMaxAge {
+	began := c.now()
+	if !c.read.IsZero() && began.Sub(c.read) < freshMaxAge {
 		f := c.val
 		c.mu.Unlock()
 		return f, nil
 	}
 	c.mu.Unlock()
-	began := time.Now()
 	f, err := s.Freshness(ctx)
 	if err != nil {
 		return Freshness{}, err

@@ -20,7 +20,7 @@ type Service struct {
 
 // New returns a service reading through conn.
 func New(conn driver.Conn) *Service {
-	return &Service{conn: conn, ranks: newRankCache(), fresh: &freshCache{}}
+	return &Service{conn: conn, ranks: newRankCache(), fresh: newFreshCache()}
 }
 
 // The summary types live in shared/chstore, which also serves the edge's

@@ -243,11 +243,14 @@ func TestFreshness(t *testing.T) {
 }
 
 // RecentFreshness hands out the freshness it read less than a second ago
-// (a watermark stays true of later reads) and reads anew after that.
+// (a watermark stays true of later reads) and reads anew after that; the
+// kept value's age is measured by a clock the test moves.
 func TestRecentFreshness(t *testing.T) {
 	conn, _ := chtest.New(t)
 	ctx := context.Background()
 	svc := stats.New(conn)
+	clock := time.Now()
+	svc.SetFreshnessClock(func() time.Time { return clock })
 	first, err := svc.RecentFreshness(ctx)
 	if err != nil || first.Writers != 0 {
 		t.Fatalf("no writers: %+v, %v", first, err)
@@ -266,10 +269,11 @@ func TestRecentFreshness(t *testing.T) {
 	if f, err := svc.Freshness(ctx); err != nil || f.Writers != 1 {
 		t.Fatalf("the heartbeat is not read: %+v, %v", f, err)
 	}
+	clock = clock.Add(999 * time.Millisecond)
 	if kept, err := svc.RecentFreshness(ctx); err != nil || kept != first {
 		t.Errorf("within a second: %+v, %v, want the kept %+v", kept, err, first)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	clock = clock.Add(time.Millisecond)
 	f, err := svc.RecentFreshness(ctx)
 	if err != nil || f.Writers != 1 || !f.IngestedUntil.Equal(now.Add(-3*time.Second)) {
 		t.Errorf("after a second: %+v, %v, want the heartbeat's watermark %s", f, err, now.Add(-3*time.Second))
