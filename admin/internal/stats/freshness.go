@@ -41,12 +41,12 @@ func newFreshCache() *freshCache { return &freshCache{now: time.Now} }
 // earlier stays true of every later read (a counted click stays counted),
 // so a kept one may be handed out; one read beside or after the numbers
 // could claim the clicks of an insert that landed between the two reads
-// and that the numbers missed (an edge drops a batch from its watermark
-// only once the insert or the spool write has returned). Keeping it also
-// spares most pages one ClickHouse query. On a replicated cluster the
-// heartbeats and the numbers may come from different replicas, and an
-// asynchronous replica can lag behind either: there the promise holds
-// only as far as the replicas are in step (docs/scaling.md).
+// and that the numbers missed (an edge's watermark covers a batch until
+// its insert has returned, or, spooled, until its replay's insert has).
+// Keeping it also spares most pages one ClickHouse query. On a replicated
+// cluster the heartbeats and the numbers may come from different
+// replicas, and an asynchronous replica can lag behind either: there the
+// promise holds only as far as the replicas are in step (docs/scaling.md).
 func (s *Service) RecentFreshness(ctx context.Context) (Freshness, error) {
 	c := s.fresh
 	c.mu.Lock()
