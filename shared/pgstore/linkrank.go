@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/jackc/pgx/v5"
+
 	"kurz/shared/link"
 )
 
@@ -158,62 +160,50 @@ func sparse(found, pos, need, chunk int) bool {
 // matchingIDs is the set of the ids f selects, or nil when there are more
 // than most.
 func (s *Store) matchingIDs(ctx context.Context, f linkFilter, most int) (map[int64]bool, error) {
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(matchingSQL, f.where()), append(f.args(), most+1)...)
+	ids, err := s.queryIDs(ctx, fmt.Sprintf(matchingSQL, f.where()), append(f.args(), most+1)...)
 	if err != nil {
-		return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
+		return nil, fmt.Errorf("match links of user %d: %w", f.userID, err)
 	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
-		}
-		out[id] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("match links of user %d: %w", f.userID, mapErr(err))
-	}
-	if len(out) > most {
+	if len(ids) > most {
 		return nil, nil
 	}
-	return out, nil
+	return idSet(ids), nil
 }
 
 func (s *Store) rankChunk(ctx context.Context, f linkFilter, ids []int64) (map[int64]bool, error) {
-	rows, err := s.pool.Query(ctx, rankChunkSQL+f.where(), append(f.args(), ids)...)
+	keep, err := s.queryIDs(ctx, rankChunkSQL+f.where(), append(f.args(), ids)...)
 	if err != nil {
-		return nil, fmt.Errorf("rank links of user %d: %w", f.userID, mapErr(err))
+		return nil, fmt.Errorf("rank links of user %d: %w", f.userID, err)
 	}
-	defer rows.Close()
-	keep := make(map[int64]bool, len(ids))
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("rank links of user %d: %w", f.userID, mapErr(err))
-		}
-		keep[id] = true
-	}
-	return keep, mapErr(rows.Err())
+	return idSet(keep), nil
 }
 
 // unclicked pages the links f selects that clicked does not name, newest
 // first.
 func (s *Store) unclicked(ctx context.Context, f linkFilter, clicked []int64, limit, offset int) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(unclickedSQL, f.where()), append(f.args(), clicked, limit, offset)...)
+	ids, err := s.queryIDs(ctx, fmt.Sprintf(unclickedSQL, f.where()), append(f.args(), clicked, limit, offset)...)
 	if err != nil {
-		return nil, fmt.Errorf("list unclicked links of user %d: %w", f.userID, mapErr(err))
+		return nil, fmt.Errorf("list unclicked links of user %d: %w", f.userID, err)
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list unclicked links of user %d: %w", f.userID, mapErr(err))
-		}
-		out = append(out, id)
+	return ids, nil
+}
+
+// queryIDs runs a query that selects one bigint column.
+func (s *Store) queryIDs(ctx context.Context, sql string, args ...any) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, mapErr(err)
 	}
-	return out, mapErr(rows.Err())
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	return ids, mapErr(err)
+}
+
+func idSet(ids []int64) map[int64]bool {
+	set := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
 }
 
 // linksInOrder reads the user's links with ids, in the order of ids.
