@@ -156,7 +156,7 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 		t.Fatal(err)
 	}
 	for owner := int64(1); owner <= 4; owner++ {
-		if r.Rankings[owner], err = chstore.ReadRanking(ctx, conn, click.KindLink, owner, 0); err != nil {
+		if r.Rankings[owner], _, err = chstore.ReadRanking(ctx, conn, click.KindLink, owner, 0); err != nil {
 			t.Fatal(err)
 		}
 		if r.Windows[owner], err = chstore.ReadOwnerWindows(ctx, conn, click.KindLink, owner, now); err != nil {

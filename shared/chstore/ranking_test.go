@@ -67,10 +67,23 @@ func TestRankingSumsUnmergedParts(t *testing.T) {
 		exp = append(exp, entry{id, n})
 	}
 	slices.SortFunc(exp, func(a, b entry) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(b.id, a.id)) })
+	var sum uint64
+	for _, e := range exp {
+		sum += uint64(e.n)
+	}
 	for _, limit := range []int{0, 2} {
-		got, err := chstore.ReadRanking(ctx, conn, click.KindLink, 7, limit)
+		got, total, err := chstore.ReadRanking(ctx, conn, click.KindLink, 7, limit)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The total counts every target, not the limit's: the sum a cache
+		// of rankings compares with ReadOwnerHumans.
+		humans, err := chstore.ReadOwnerHumans(ctx, conn, click.KindLink, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != sum || humans != sum {
+			t.Errorf("limit %d: ranking's total %d, ReadOwnerHumans %d, want %d", limit, total, humans, sum)
 		}
 		n := len(exp)
 		if limit > 0 {

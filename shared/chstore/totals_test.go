@@ -36,14 +36,14 @@ func TestReadTotalsBounds(t *testing.T) {
 	if _, err := chstore.ReadTotals(ctx, conn, click.Kind(99), ids[:1], false); err == nil {
 		t.Error("unknown kind accepted")
 	}
-	if _, err := chstore.ReadRanking(ctx, conn, click.Kind(99), 1, 0); err == nil {
+	if _, _, err := chstore.ReadRanking(ctx, conn, click.Kind(99), 1, 0); err == nil {
 		t.Error("ranking: unknown kind accepted")
 	}
 	conn.Close()
 	if _, err := chstore.ReadTotals(ctx, conn, click.KindLink, ids[:1], false); !errors.Is(err, link.ErrUnavailable) {
 		t.Errorf("closed connection: %v, want link.ErrUnavailable", err)
 	}
-	if _, err := chstore.ReadRanking(ctx, conn, click.KindLink, 1, 0); !errors.Is(err, link.ErrUnavailable) {
+	if _, _, err := chstore.ReadRanking(ctx, conn, click.KindLink, 1, 0); !errors.Is(err, link.ErrUnavailable) {
 		t.Errorf("ranking, closed connection: %v, want link.ErrUnavailable", err)
 	}
 	// No ids, no query: the closed connection is not touched.

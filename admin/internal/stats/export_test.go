@@ -9,6 +9,14 @@ func (s *Service) RankCacheCounts() (hits, misses int) {
 	return s.ranks.hits, s.ranks.misses
 }
 
+// RankDirectReads reports how many rankings were read without the owner's
+// total first (the owner's clicks kept coming).
+func (s *Service) RankDirectReads() int {
+	s.ranks.mu.Lock()
+	defer s.ranks.mu.Unlock()
+	return s.ranks.direct
+}
+
 // SetFreshnessClock replaces the clock RecentFreshness ages its kept value by.
 func (s *Service) SetFreshnessClock(now func() time.Time) {
 	s.fresh.mu.Lock()

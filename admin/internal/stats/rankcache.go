@@ -14,8 +14,16 @@ import (
 // ranked dashboard page); the owner's total is one column's sum over the
 // same rows (4-5 ms). Counts only grow, so an unchanged total means no
 // target of the owner gained a human click and the ranking is the same.
-// The total is read before the ranking, so a click landing between the
-// two reads makes the next total differ and the ranking is read anew.
+// An entry is kept at the total read with its ranking, in the same query
+// (chstore.ReadRanking), so it holds exactly the clicks that total counts.
+//
+// An owner whose clicks keep coming misses every time, and for them the
+// total read first is only a delay before the ranking's read: an entry read
+// because the total had moved since the entry before it is marked moved,
+// and while it is the owner's, Service.Ranking reads the ranking at once
+// (it carries its own total, ReadRanking's WITH TOTALS). The first such
+// read that finds the total unchanged clears the mark, and the owner's next
+// page is a cache hit again.
 //
 // maxAge bounds how long an entry is trusted: on a replicated ClickHouse
 // cluster the two reads may reach different replicas, and a ranking read
@@ -28,6 +36,7 @@ type rankCache struct {
 	maxIDs  int
 	hits    int // for tests
 	misses  int
+	direct  int // rankings read without the total first (moving owners)
 }
 
 type rankKey struct {
@@ -39,6 +48,7 @@ type rankEntry struct {
 	total    uint64 // the owner's human clicks when the ranking was read
 	limit    int    // the limit it was read with (<= 0: all)
 	complete bool   // it holds every clicked target: any limit is a prefix
+	moved    bool   // the entry it replaced was read at another total
 	ranked   Ranked
 	read     time.Time
 	used     time.Time
@@ -68,11 +78,13 @@ func (c *rankCache) get(kind click.Kind, owner int64, total uint64, limit int, n
 	defer c.mu.Unlock()
 	k := rankKey{kind, owner}
 	e := c.entries[k]
-	if e != nil && (e.total != total || now.Sub(e.read) >= c.maxAge) {
-		c.drop(k) // outdated: whatever is read next replaces it
+	if e != nil && now.Sub(e.read) >= c.maxAge {
+		c.drop(k) // too old to compare totals with
 		e = nil
 	}
-	if e == nil || !e.complete && (limit <= 0 || limit > e.limit) {
+	// An entry of another total stays until the ranking read next replaces
+	// it: put compares the two totals.
+	if e == nil || e.total != total || !e.complete && (limit <= 0 || limit > e.limit) {
 		c.misses++
 		return Ranked{}, false
 	}
@@ -97,12 +109,31 @@ func (c *rankCache) put(kind click.Kind, owner int64, total uint64, limit int, r
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := rankKey{kind, owner}
+	moved := false
+	if old := c.entries[k]; old != nil {
+		moved = old.total != total && now.Sub(old.read) < c.maxAge
+	}
 	c.drop(k)
 	if c.ids+n+entryCost > c.maxIDs {
 		c.evict(n+entryCost, now)
 	}
-	c.entries[k] = &rankEntry{total: total, limit: limit, complete: limit <= 0 || n < limit, ranked: r, read: now, used: now}
+	c.entries[k] = &rankEntry{total: total, limit: limit, complete: limit <= 0 || n < limit, moved: moved,
+		ranked: r, read: now, used: now}
 	c.ids += n + entryCost
+}
+
+// moving reports whether (kind, owner)'s entry was read because the
+// owner's total had moved: the next ranking is read without the total
+// first.
+func (c *rankCache) moving(kind click.Kind, owner int64, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[rankKey{kind, owner}]
+	if e == nil || !e.moved || now.Sub(e.read) >= c.maxAge {
+		return false
+	}
+	c.direct++
+	return true
 }
 
 func (c *rankCache) drop(k rankKey) {

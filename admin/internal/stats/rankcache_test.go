@@ -78,9 +78,62 @@ func TestRankCache(t *testing.T) {
 	if len(small.entries) != 2 || small.entries[rankKey{click.KindLink, 3}] == nil {
 		t.Errorf("after owner 1 expired: %d entries, owner 3 kept: %v", len(small.entries), small.entries[rankKey{click.KindLink, 3}] != nil)
 	}
-	// An outdated entry is dropped when it is looked up.
-	small.get(click.KindLink, 3, 2, 0, now.Add(rankMaxAge+2*time.Second))
-	if small.entries[rankKey{click.KindLink, 3}] != nil || small.ids != entryCost+3 {
-		t.Errorf("owner 3's total changed, yet its entry stays (ids %d)", small.ids)
+	// An expired entry is dropped when it is looked up.
+	small.get(click.KindLink, 5, 1, 0, now.Add(2*rankMaxAge+2*time.Second))
+	if small.entries[rankKey{click.KindLink, 5}] != nil || small.ids != entryCost+2 {
+		t.Errorf("owner 5's entry expired, yet it stays (ids %d)", small.ids)
+	}
+}
+
+// TestRankCacheMoving follows Service.Ranking's use of the cache: an entry
+// read because the owner's total had moved marks the owner as moving, and
+// the next ranking is read at once, without the total; such a read that
+// finds the total where the entry before left it clears the mark. An
+// entry that only lacked the limit, or an expired one, marks nothing.
+func TestRankCacheMoving(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	r := Ranked{IDs: []int64{9, 8, 7}, Clicks: []int64{30, 20, 10}}
+	c := newRankCache()
+	steps := []struct {
+		name  string
+		total uint64 // the owner's total at this read
+		limit int
+		at    time.Duration
+		want  string // the path taken: "hit", "miss" (total read, then the ranking) or "direct"
+	}{
+		{"first read", 60, 2, 0, "miss"},
+		{"same total, within the limit", 60, 2, time.Second, "hit"},
+		{"same total, past the limit", 60, 5, 2 * time.Second, "miss"},
+		{"same total again", 60, 5, 3 * time.Second, "hit"},
+		{"a click", 61, 5, 4 * time.Second, "miss"},
+		{"another click", 62, 5, 5 * time.Second, "direct"},
+		{"no click since", 62, 5, 6 * time.Second, "direct"},
+		{"still no click", 62, 5, 7 * time.Second, "hit"},
+		{"a click", 63, 5, 8 * time.Second, "miss"},
+		{"the next, after the entry expired", 64, 5, 8*time.Second + rankMaxAge, "miss"},
+		{"a click after it", 65, 5, 9*time.Second + rankMaxAge, "miss"},
+		{"and another", 66, 5, 10*time.Second + rankMaxAge, "direct"},
+	}
+	for _, st := range steps {
+		at := now.Add(st.at)
+		path := "direct"
+		if !c.moving(click.KindLink, 1, at) {
+			path = "miss"
+			if _, ok := c.get(click.KindLink, 1, st.total, st.limit, at); ok {
+				path = "hit"
+			}
+		}
+		if path != "hit" {
+			c.put(click.KindLink, 1, st.total, st.limit, r, at)
+		}
+		if path != st.want {
+			t.Errorf("%s: %s, want %s", st.name, path, st.want)
+		}
+	}
+	if c.direct != 3 {
+		t.Errorf("%d direct reads counted, want 3", c.direct)
+	}
+	if c.moving(click.KindLink, 2, now) || c.moving(click.KindQR, 1, now) {
+		t.Error("an owner without an entry is moving")
 	}
 }

@@ -25,16 +25,22 @@ func (s *Service) Totals(ctx context.Context, kind click.Kind, ids []int64, uniq
 // Ranking returns owner's clicked targets of kind, most clicked first: the
 // order of a list sorted by clicks, the first limit of them (<= 0: all).
 // It is read again only when the owner's human total changed since the
-// last read, or a minute passed (rankcache.go).
+// last read, or a minute passed; while an owner's clicks keep coming it is
+// read at once, without the total first (rankcache.go).
 func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64, limit int) (Ranked, error) {
-	total, err := chstore.ReadOwnerHumans(ctx, s.conn, kind, owner)
-	if err != nil {
-		return Ranked{}, err
+	if !s.ranks.moving(kind, owner, time.Now()) {
+		total, err := chstore.ReadOwnerHumans(ctx, s.conn, kind, owner)
+		if err != nil {
+			return Ranked{}, err
+		}
+		if r, ok := s.ranks.get(kind, owner, total, limit, time.Now()); ok {
+			return r, nil
+		}
 	}
-	if r, ok := s.ranks.get(kind, owner, total, limit, time.Now()); ok {
-		return r, nil
-	}
-	r, err := chstore.ReadRanking(ctx, s.conn, kind, owner, limit)
+	// Kept at the total of its own read: a click landing after the total
+	// above was read makes the next total differ from it, never match a
+	// ranking that misses the click.
+	r, total, err := chstore.ReadRanking(ctx, s.conn, kind, owner, limit)
 	if err != nil {
 		return Ranked{}, err
 	}

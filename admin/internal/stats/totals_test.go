@@ -126,6 +126,27 @@ func TestRankingReadAgainOnClicks(t *testing.T) {
 	if got := read(10); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after 6 more clicks on 43: %v, want %v", got, want)
 	}
+	// The total had moved: the next read goes to the ranking at once, and
+	// sees a click that landed since.
+	insert(t, conn, []click.Row{visit(920, 42, t0, 920, "DE", "Chrome", "Windows", "", click.RefDirect)})
+	want = stats.Ranked{IDs: []int64{43, 42}, Clicks: []int64{7, 7}}
+	direct0 := svc.RankDirectReads()
+	if got := read(10); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a click on 42, read at once: %v, want %v", got, want)
+	}
+	if got := read(10); !reflect.DeepEqual(got, want) { // no click since: clears the mark
+		t.Fatalf("read at once again: %v, want %v", got, want)
+	}
+	if direct := svc.RankDirectReads(); direct != direct0+2 {
+		t.Errorf("%d rankings read at once, want 2", direct-direct0)
+	}
+	hits2, _ := svc.RankCacheCounts()
+	if got := read(10); !reflect.DeepEqual(got, want) || svc.RankDirectReads() != direct0+2 {
+		t.Fatalf("third read with no click: %v (direct reads %d)", got, svc.RankDirectReads()-direct0)
+	}
+	if hits, _ := svc.RankCacheCounts(); hits != hits2+1 {
+		t.Errorf("an owner whose clicks stopped was not served from the cache")
+	}
 	bot := visit(950, 42, t0, 950, "DE", "Chrome", "Windows", "", click.RefDirect)
 	bot.Class = click.ClassBot
 	insert(t, conn, []click.Row{bot}) // no human click: same total, same ranking
