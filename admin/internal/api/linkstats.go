@@ -79,6 +79,16 @@ func (s *Server) LinkRanking(ctx context.Context, owner int64, need int) (rank *
 	return rank, true, nil
 }
 
+// LinkRankingHint is the ids at positions from..to of owner's link ranking
+// as last read (the next ranking most likely holds the same there), or nil
+// when none is kept.
+func (s *Server) LinkRankingHint(owner int64, from, to int) []int64 {
+	if s.stats == nil {
+		return nil
+	}
+	return s.stats.RankingHint(click.KindLink, owner, from, to)
+}
+
 // LinkTotals reads the clicks (and with uniques, unique clicks) of a page
 // of links in one query, as GET /api/urls shows them. up is false, with no
 // error, when ClickHouse cannot be read: the page then shows no numbers,
@@ -88,6 +98,11 @@ func (s *Server) LinkTotals(ctx context.Context, links []link.Link, uniques bool
 	for i := range links {
 		ids[i] = links[i].ID
 	}
+	return s.LinkTotalsOf(ctx, ids, uniques)
+}
+
+// LinkTotalsOf is LinkTotals of link ids (at most a list page's).
+func (s *Server) LinkTotalsOf(ctx context.Context, ids []int64, uniques bool) (totals map[int64]stats.Totals, up bool, err error) {
 	totals, err = s.pageTotals(ctx, click.KindLink, ids, uniques)
 	if statsDown(err) {
 		return nil, false, nil

@@ -48,6 +48,9 @@ type Server struct {
 	dns      *net.Resolver
 	dnsSlots chan struct{}
 	dnsGate  checkGate
+	// aheadUsed counts the ranked pages whose numbers were read ahead
+	// (totalsahead.go), for tests.
+	aheadUsed atomic.Int64
 }
 
 // New builds the dashboard. Templates and assets are parsed here: a broken

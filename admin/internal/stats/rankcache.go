@@ -122,6 +122,19 @@ func (c *rankCache) put(kind click.Kind, owner int64, total uint64, limit int, r
 	c.ids += n + entryCost
 }
 
+// last returns the ids at from..to of (kind, owner)'s kept ranking,
+// whatever total it was read at, or nil when none is kept (or it is
+// expired, or shorter than from).
+func (c *rankCache) last(kind click.Kind, owner int64, from, to int, now time.Time) []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[rankKey{kind, owner}]
+	if e == nil || now.Sub(e.read) >= c.maxAge || from >= len(e.ranked.IDs) {
+		return nil
+	}
+	return slices.Clone(e.ranked.IDs[from:min(to, len(e.ranked.IDs))])
+}
+
 // moving reports whether (kind, owner)'s entry was read because the
 // owner's total had moved: the next ranking is read without the total
 // first.

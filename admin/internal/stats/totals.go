@@ -47,3 +47,10 @@ func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64, lim
 	s.ranks.put(kind, owner, total, limit, r, time.Now())
 	return r, nil
 }
+
+// RankingHint returns the ids at positions from..to of owner's ranking as
+// last read, whatever clicks came since: what the next ranking most likely
+// holds there. nil when no ranking of the owner is kept.
+func (s *Service) RankingHint(kind click.Kind, owner int64, from, to int) []int64 {
+	return s.ranks.last(kind, owner, from, to, time.Now())
+}
