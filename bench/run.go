@@ -337,7 +337,9 @@ func finishSplit(ctx context.Context, o *runOptions, snap0 stackSnapshot, roles 
 		// The merges of the run's last parts belong to the run: left out,
 		// a flush interval that makes fewer, larger inserts would leave
 		// more of its work to the gap between runs, which no window covers.
-		if err := waitMerges(ctx, ch, o.flushWait); err != nil {
+		// No quiet stretch here: its idle seconds would count against
+		// every run.
+		if _, err := waitMerges(ctx, ch, 0, o.flushWait); err != nil {
 			return nil, err
 		}
 	}

@@ -25,8 +25,10 @@ type statsReport struct {
 	Inserted   int64   `json:"inserted"`
 	InsertSecs float64 `json:"insert_seconds"`
 	// MergeWaitSecs is how long timing waited for ClickHouse's background
-	// merges of the insert to finish (--settle).
+	// merges of the insert to finish (--settle); Settled is false when
+	// merges still ran at the limit.
 	MergeWaitSecs float64         `json:"merge_wait_seconds"`
+	Settled       bool            `json:"settled"`
 	Requests      int             `json:"requests"`
 	Latency       *latencySummary `json:"latency"`
 	APIClicks     int64           `json:"api_clicks"`
@@ -76,7 +78,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		rep.Inserted, rep.InsertSecs = missing, time.Since(start).Seconds()
 		if *settle > 0 {
 			t := time.Now()
-			if err := waitMerges(ctx, ch, *settle); err != nil {
+			if rep.Settled, err = waitMerges(ctx, ch, mergesQuiet, *settle); err != nil {
 				return err
 			}
 			rep.MergeWaitSecs = time.Since(t).Seconds()
@@ -135,7 +137,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "== stats: GET %s with %d clicks in ClickHouse (%d human; click_totals agrees)\n", path, rep.ClicksInCH, rep.HumanClicks)
 	if rep.Inserted > 0 {
-		fmt.Fprintf(stdout, "  inserted     %d synthetic clicks in %.1f s; background merges finished %.1f s later\n", rep.Inserted, rep.InsertSecs, rep.MergeWaitSecs)
+		fmt.Fprintf(stdout, "  inserted     %d synthetic clicks in %.1f s; %s\n", rep.Inserted, rep.InsertSecs, settleNote(rep.Settled, rep.MergeWaitSecs, "the insert"))
 	}
 	l := rep.Latency
 	fmt.Fprintf(stdout, "  latency      p50 %s  p90 %s  p99 %s  p99.9 %s  max %s (%d sequential requests)\n", msf(l.P50), msf(l.P90), msf(l.P99), msf(l.P999), msf(l.Max), rep.Requests)
@@ -198,23 +200,49 @@ func insertSyntheticClicks(ctx context.Context, ch driver.Conn, linkID, owner, n
 	return nil
 }
 
-// waitMerges waits until no merge runs in the current database, at most
-// limit.
-func waitMerges(ctx context.Context, ch driver.Conn, limit time.Duration) error {
+// settleNote says how the wait for merges that began since (the insert,
+// …) ended.
+func settleNote(settled bool, secs float64, since string) string {
+	if settled {
+		return fmt.Sprintf("no merge ran from %.1f s after %s on, for %.0f s", max(0, secs-mergesQuiet.Seconds()), since, mergesQuiet.Seconds())
+	}
+	return fmt.Sprintf("merges still ran %.0f s after %s, when the wait ended", secs, since)
+}
+
+// mergesQuiet is how long no merge may run before the database counts as
+// settled: a single look can fall between two merges of a wave (merges
+// start as parts appear and as earlier merges end), and then the timing
+// would run among the rest of the wave.
+const mergesQuiet = 2 * time.Second
+
+// waitMerges waits until no merge has run in the current database for
+// quiet (polled every 250 ms; quiet 0: until one poll sees none), at most
+// limit. It reports whether the database settled within limit.
+func waitMerges(ctx context.Context, ch driver.Conn, quiet, limit time.Duration) (bool, error) {
 	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
+	var quietSince time.Time
+	for {
 		var n uint64
 		if err := ch.QueryRow(ctx, `SELECT count() FROM system.merges WHERE database = currentDatabase()`).Scan(&n); err != nil {
-			return fmt.Errorf("wait for merges: %w", err)
+			return false, fmt.Errorf("wait for merges: %w", err)
 		}
-		if n == 0 {
-			return nil
+		now := time.Now()
+		switch {
+		case n > 0:
+			quietSince = time.Time{}
+		case quietSince.IsZero():
+			quietSince = now
+		}
+		if !quietSince.IsZero() && now.Sub(quietSince) >= quiet {
+			return true, nil
+		}
+		if now.After(deadline) {
+			return false, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	return nil
 }
