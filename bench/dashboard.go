@@ -37,13 +37,11 @@ type dashboardReport struct {
 	// Inserted is the clicks this run spread over the links.
 	Inserted   int64   `json:"inserted"`
 	InsertSecs float64 `json:"insert_seconds"`
-	// SettleSecs is how long the pages waited for ClickHouse's merges (of
-	// this run's insert or any before it); Settled is false when merges
-	// still ran at --settle.
-	SettleSecs float64         `json:"settle_seconds"`
-	Settled    bool            `json:"settled"`
-	Requests   int             `json:"requests"` // timed requests per page
-	Pages      []dashboardPage `json:"pages"`
+	// Settle is the pages' wait for ClickHouse's merges (of this run's
+	// insert or any before it).
+	Settle   settleWait      `json:"settle"`
+	Requests int             `json:"requests"` // timed requests per page
+	Pages    []dashboardPage `json:"pages"`
 	// Worst is the largest p95 of all pages.
 	Worst float64 `json:"worst_p95_ms"`
 }
@@ -99,7 +97,7 @@ func dashboardCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.chDSN, "clickhouse", "", "ClickHouse DSN")
 	fs.Int64Var(&c.clicks, "clicks", 10_000_000, "the owner's clicks must reach this many (the missing ones are spread over the owner's links, most clicked first, over the last 90 days)")
 	fs.IntVar(&c.requests, "requests", 40, "timed requests per page (sequential, after 2 unmeasured ones)")
-	fs.DurationVar(&c.settle, "settle", 90*time.Second, "after inserting, wait up to this long for ClickHouse's background merges")
+	fs.DurationVar(&c.settle, "settle", 90*time.Second, "before timing, wait up to this long for ClickHouse's background merges (of this run's insert or an earlier one) to pause for 2 s (0 = time at once)")
 	jsonOut := fs.String("json", "", "write the result as JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -148,13 +146,11 @@ func runDashboard(ctx context.Context, c *dashboardConfig, stdout io.Writer) (*d
 	// inserts 10M clicks just before). On the scratch stack the merges of
 	// a 10M-click insert ran during the insert, none after it: the wait
 	// is a guard, and the report says how it ended.
-	t := time.Now()
-	if rep.Settled, err = waitMerges(ctx, ch, mergesQuiet, c.settle); err != nil {
+	if rep.Settle, err = settleMerges(ctx, ch, c.settle); err != nil {
 		return nil, err
 	}
-	rep.SettleSecs = time.Since(t).Seconds()
 	fmt.Fprintf(stdout, "== dashboard: owner %d, %d links, %d clicks (%d inserted in %.1f s); %s\n", c.owner, rep.Links, rep.Clicks,
-		rep.Inserted, rep.InsertSecs, settleNote(rep.Settled, rep.SettleSecs, "the clicks were in place"))
+		rep.Inserted, rep.InsertSecs, rep.Settle.note("the clicks were in place"))
 	s, err := signIn(ctx, c.admin, c.login, c.password)
 	if err != nil {
 		return nil, err
@@ -390,7 +386,7 @@ func dashboardTargets(dir string) []goal {
 		}
 	}
 	ts := []goal{pagesTarget(fmt.Sprintf("Dashboard pages (%d links, %d clicks of one user): p95 of the slowest page", dr.Links, dr.Clicks), still)}
-	ts[0].Note = joinNote(ts[0].Note, "timed when "+settleNote(dr.Settled, dr.SettleSecs, "the clicks were in place"))
+	ts[0].Note = joinNote(ts[0].Note, "timed with "+dr.Settle.note("the clicks were in place"))
 	if len(clicked) > 0 {
 		ts = append(ts, pagesTarget("Dashboard ranked pages while clicked (a click of the owner's inserted before each request, so every request reads the ranking): p95 of the slowest page", clicked))
 	}
@@ -421,7 +417,7 @@ func writeDashboardTable(b *strings.Builder, dir string) {
 	if readJSON(filepath.Join(dir, "dashboard.json"), &dr) != nil || len(dr.Pages) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n## Dashboard pages\n\n%d links and %d clicks of one user (%d spread over the links by this run, most clicked link first, over 90 days); %d sequential requests per page over a signed-in session on loopback, timed from request to the last byte of the page. The pages were timed at rest: %s.\n\n", dr.Links, dr.Clicks, dr.Inserted, dr.Requests, settleNote(dr.Settled, dr.SettleSecs, "the clicks were in place"))
+	fmt.Fprintf(b, "\n## Dashboard pages\n\n%d links and %d clicks of one user (%d spread over the links by this run, most clicked link first, over 90 days); %d sequential requests per page over a signed-in session on loopback, timed from request to the last byte of the page. The pages were timed at rest (%s).\n\n", dr.Links, dr.Clicks, dr.Inserted, dr.Requests, dr.Settle.note("the clicks were in place"))
 	b.WriteString("| page | path | p50 | p95 | max |\n|---|---|---|---|---|\n")
 	for _, p := range dr.Pages {
 		fmt.Fprintf(b, "| %s | `%s` | %.1f ms | %.1f ms | %.1f ms |\n", p.Name, p.Path, p.Latency.P50, p.Latency.P95, p.Latency.Max)

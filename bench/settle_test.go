@@ -34,16 +34,19 @@ func TestWaitMerges(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		settled bool
-		secs    float64
-		want    string
+		w    settleWait
+		want string
 	}{
-		{true, 14.5, "no merge ran from 12.5 s after the insert on, for 2 s"},
-		{true, 1, "no merge ran from 0.0 s after the insert on, for 2 s"},
-		{false, 90.2, "merges still ran 90 s after the insert, when the wait ended"},
+		{settleWait{Waited: true, Settled: true, Secs: 14.5}, "no poll saw a merge from 12.5 s after the insert on, for 2 s"},
+		{settleWait{Waited: true, Settled: true, Secs: 1}, "no poll saw a merge from 0.0 s after the insert on, for 2 s"},
+		{settleWait{Waited: true, Secs: 90.2}, "merges still ran 90 s after the insert, when the wait ended"},
+		{settleWait{}, "no wait for merges"},
 	} {
-		if got := settleNote(tt.settled, tt.secs, "the insert"); got != tt.want {
-			t.Errorf("settleNote(%v, %v) = %q, want %q", tt.settled, tt.secs, got, tt.want)
+		if got := tt.w.note("the insert"); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.w, got, tt.want)
 		}
+	}
+	if w, err := settleMerges(ctx, ch, 0); err != nil || w.Waited {
+		t.Errorf("--settle 0 waited: %+v, %v", w, err)
 	}
 }

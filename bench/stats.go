@@ -24,16 +24,14 @@ type statsReport struct {
 	ClicksInCH int64   `json:"clicks_in_clickhouse"`
 	Inserted   int64   `json:"inserted"`
 	InsertSecs float64 `json:"insert_seconds"`
-	// MergeWaitSecs is how long timing waited for ClickHouse's background
-	// merges of the insert to finish (--settle); Settled is false when
-	// merges still ran at the limit.
-	MergeWaitSecs float64         `json:"merge_wait_seconds"`
-	Settled       bool            `json:"settled"`
-	Requests      int             `json:"requests"`
-	Latency       *latencySummary `json:"latency"`
-	APIClicks     int64           `json:"api_clicks"`
-	HumanClicks   int64           `json:"human_clicks"`
-	CountsAgree   bool            `json:"counts_agree"`
+	// Settle is the wait for ClickHouse's background merges of the insert
+	// (--settle) before timing.
+	Settle      settleWait      `json:"settle"`
+	Requests    int             `json:"requests"`
+	Latency     *latencySummary `json:"latency"`
+	APIClicks   int64           `json:"api_clicks"`
+	HumanClicks int64           `json:"human_clicks"`
+	CountsAgree bool            `json:"counts_agree"`
 	// ViewHumans is the human count in click_totals (the materialized
 	// view the API should read): it must equal HumanClicks.
 	ViewHumans int64 `json:"view_humans"`
@@ -76,12 +74,8 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		rep.Inserted, rep.InsertSecs = missing, time.Since(start).Seconds()
-		if *settle > 0 {
-			t := time.Now()
-			if rep.Settled, err = waitMerges(ctx, ch, mergesQuiet, *settle); err != nil {
-				return err
-			}
-			rep.MergeWaitSecs = time.Since(t).Seconds()
+		if rep.Settle, err = settleMerges(ctx, ch, *settle); err != nil {
+			return err
 		}
 	}
 	if rep.ClicksInCH, err = linkClickRows(ctx, ch, *linkID); err != nil {
@@ -137,7 +131,7 @@ func statsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "== stats: GET %s with %d clicks in ClickHouse (%d human; click_totals agrees)\n", path, rep.ClicksInCH, rep.HumanClicks)
 	if rep.Inserted > 0 {
-		fmt.Fprintf(stdout, "  inserted     %d synthetic clicks in %.1f s; %s\n", rep.Inserted, rep.InsertSecs, settleNote(rep.Settled, rep.MergeWaitSecs, "the insert"))
+		fmt.Fprintf(stdout, "  inserted     %d synthetic clicks in %.1f s; %s\n", rep.Inserted, rep.InsertSecs, rep.Settle.note("the insert"))
 	}
 	l := rep.Latency
 	fmt.Fprintf(stdout, "  latency      p50 %s  p90 %s  p99 %s  p99.9 %s  max %s (%d sequential requests)\n", msf(l.P50), msf(l.P90), msf(l.P99), msf(l.P999), msf(l.Max), rep.Requests)
@@ -200,13 +194,36 @@ func insertSyntheticClicks(ctx context.Context, ch driver.Conn, linkID, owner, n
 	return nil
 }
 
-// settleNote says how the wait for merges that began since (the insert,
-// …) ended.
-func settleNote(settled bool, secs float64, since string) string {
-	if settled {
-		return fmt.Sprintf("no merge ran from %.1f s after %s on, for %.0f s", max(0, secs-mergesQuiet.Seconds()), since, mergesQuiet.Seconds())
+// settleWait is how a wait for merges ended.
+type settleWait struct {
+	Waited  bool    `json:"waited"`  // false: --settle 0
+	Settled bool    `json:"settled"` // false: merges still ran at the limit
+	Secs    float64 `json:"seconds"`
+}
+
+// settleMerges waits for a quiet stretch of merges (waitMerges, mergesQuiet)
+// at most limit; limit <= 0 waits for nothing.
+func settleMerges(ctx context.Context, ch driver.Conn, limit time.Duration) (settleWait, error) {
+	if limit <= 0 {
+		return settleWait{}, nil
 	}
-	return fmt.Sprintf("merges still ran %.0f s after %s, when the wait ended", secs, since)
+	t := time.Now()
+	settled, err := waitMerges(ctx, ch, mergesQuiet, limit)
+	return settleWait{Waited: true, Settled: settled, Secs: time.Since(t).Seconds()}, err
+}
+
+// note says how the wait for merges that began since (the insert, …)
+// ended. Merges are polled every 250 ms: one shorter than that can slip
+// between two polls.
+func (w settleWait) note(since string) string {
+	switch {
+	case !w.Waited:
+		return "no wait for merges"
+	case w.Settled:
+		return fmt.Sprintf("no poll saw a merge from %.1f s after %s on, for %.0f s", max(0, w.Secs-mergesQuiet.Seconds()), since, mergesQuiet.Seconds())
+	default:
+		return fmt.Sprintf("merges still ran %.0f s after %s, when the wait ended", w.Secs, since)
+	}
 }
 
 // mergesQuiet is how long no merge may run before the database counts as

@@ -120,16 +120,19 @@ type reads struct {
 	Summaries map[string]*chstore.Summary
 	Totals    map[int64]chstore.Totals
 	Rankings  map[int64]chstore.Ranked
-	Windows   map[int64]chstore.OwnerWindows
-	Ranges    map[int64]chstore.RangeBreakdown
-	Counts    map[string]chstore.Counts
+	// RankTotals is each ranking's own total (ReadRanking's WITH TOTALS);
+	// readAll checks it against ReadOwnerHumans.
+	RankTotals map[int64]uint64
+	Windows    map[int64]chstore.OwnerWindows
+	Ranges     map[int64]chstore.RangeBreakdown
+	Counts     map[string]chstore.Counts
 }
 
 func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 	t.Helper()
 	ctx := context.Background()
-	r := reads{Summaries: map[string]*chstore.Summary{}, Rankings: map[int64]chstore.Ranked{}, Windows: map[int64]chstore.OwnerWindows{},
-		Ranges: map[int64]chstore.RangeBreakdown{}, Counts: map[string]chstore.Counts{}}
+	r := reads{Summaries: map[string]*chstore.Summary{}, Rankings: map[int64]chstore.Ranked{}, RankTotals: map[int64]uint64{},
+		Windows: map[int64]chstore.OwnerWindows{}, Ranges: map[int64]chstore.RangeBreakdown{}, Counts: map[string]chstore.Counts{}}
 	var ids []int64
 	// Ranges are whole UTC days (the daily tables of 0011).
 	day := now.Truncate(24 * time.Hour)
@@ -156,8 +159,15 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 		t.Fatal(err)
 	}
 	for owner := int64(1); owner <= 4; owner++ {
-		if r.Rankings[owner], _, err = chstore.ReadRanking(ctx, conn, click.KindLink, owner, 0); err != nil {
+		if r.Rankings[owner], r.RankTotals[owner], err = chstore.ReadRanking(ctx, conn, click.KindLink, owner, 0); err != nil {
 			t.Fatal(err)
+		}
+		humans, err := chstore.ReadOwnerHumans(ctx, conn, click.KindLink, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if humans != r.RankTotals[owner] {
+			t.Errorf("owner %d: the ranking's total %d, ReadOwnerHumans %d", owner, r.RankTotals[owner], humans)
 		}
 		if r.Windows[owner], err = chstore.ReadOwnerWindows(ctx, conn, click.KindLink, owner, now); err != nil {
 			t.Fatal(err)

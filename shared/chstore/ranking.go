@@ -26,10 +26,13 @@ type Ranked struct {
 // against 0.81-0.89 s for 20), and make bench's ranked pages were a third
 // to 60% slower with it: it runs on one thread where the GROUP BY takes two.
 //
-// WITH TOTALS adds the owner's human clicks as of the same read (the
-// totals are summed before HAVING's zeros drop out and before the LIMIT):
-// a cache of rankings can key on it without a second query, whose
-// snapshot could differ from the ranking's.
+// WITH TOTALS adds the owner's human clicks as of the same read: a cache
+// of rankings can key on it without a second query, whose snapshot could
+// differ from the ranking's. The totals are summed before the LIMIT and,
+// by the default totals_mode (after_having_exclusive), over the groups
+// HAVING keeps: all of them but those of no human click, which add
+// nothing. A HAVING that dropped clicked targets would make this total
+// differ from ReadOwnerHumans (TestRankingSumsUnmergedParts compares them).
 const rankingSQL = `SELECT target_id, sum(humans) AS n
 FROM click_owner_totals WHERE kind = ? AND owner_id = ?
 GROUP BY target_id WITH TOTALS HAVING n > 0 ORDER BY n DESC, target_id DESC`

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -146,14 +147,51 @@ func (s *Server) linkRows(ctx context.Context, d *linksData, q linkQuery, pq pgs
 	if err != nil {
 		return err
 	}
-	if totals, ok := ahead.covering(page.Links); ok && !d.StatsDown {
-		d.Rows = s.rowsOf(page.Links, totals, true)
-		s.aheadUsed.Add(1)
-	} else if err := s.fillRows(ctx, d, page.Links, true); err != nil {
+	if err := s.fillRanked(ctx, d, page.Links, ahead, pq.Rank); err != nil {
 		return err
 	}
 	d.NewerURL, d.OlderURL = pageURLs(q, pq.Rank != nil, page)
 	return nil
+}
+
+// fillRanked is fillRows for a page that may have some of its numbers read
+// ahead: it reads only the others.
+func (s *Server) fillRanked(ctx context.Context, d *linksData, links []link.Link, ahead *totalsAhead, rank *pgstore.ClickRanking) error {
+	totals, missing, ok := ahead.cover(links, rankedClicks(links, rank))
+	if !ok || d.StatsDown {
+		return s.fillRows(ctx, d, links, true)
+	}
+	s.aheadUsed.Add(1)
+	if len(missing) > 0 {
+		more, up, err := s.api.LinkTotalsOf(ctx, missing, true)
+		if err != nil {
+			return err
+		}
+		if up {
+			maps.Copy(totals, more)
+		} else {
+			d.StatsDown, totals = true, nil
+		}
+	}
+	d.Rows = append(d.Rows, s.rowsOf(links, totals, true)...)
+	return nil
+}
+
+// rankedClicks is the clicks rank counted of each of links it names.
+func rankedClicks(links []link.Link, rank *pgstore.ClickRanking) map[int64]int64 {
+	out := make(map[int64]int64, len(links))
+	if rank == nil {
+		return out
+	}
+	for i := range links {
+		out[links[i].ID] = 0
+	}
+	for i, id := range rank.IDs {
+		if _, ok := out[id]; ok {
+			out[id] = rank.Clicks[i]
+		}
+	}
+	return out
 }
 
 // fillRows turns a page of links into rows with their numbers: clicks,

@@ -14,8 +14,8 @@ import (
 // numbers (10-20 ms: the top links' distinct-visitor sketches are the
 // densest); the ranking read last time names the same links at the same
 // places but for the few a click moved, so their numbers can be read at
-// once. The page uses them only when they cover every link it shows;
-// otherwise it reads its numbers as it would have, after the page is known.
+// once. The page takes the numbers read ahead for the links they cover
+// and reads the rest after the page is known, as it did all of them before.
 type totalsAhead struct {
 	ids    map[int64]bool
 	done   chan struct{}
@@ -43,19 +43,29 @@ func (s *Server) readAhead(ctx context.Context, ids []int64) *totalsAhead {
 	return a
 }
 
-// covering waits for the read and returns its numbers if it read every one
-// of links and succeeded; ok is false otherwise.
-func (a *totalsAhead) covering(links []link.Link) (totals map[int64]stats.Totals, ok bool) {
-	if a == nil {
-		return nil, false
-	}
-	for i := range links {
-		if !a.ids[links[i].ID] {
-			return nil, false
-		}
+// cover waits for the read and splits links into those whose numbers it
+// holds and the ids still to read: the links it did not read, and those
+// whose clicks it read are fewer than the ranking the page was ordered by
+// counted (ranked: the ranking's clicks by id; a read ahead may predate
+// the ranking's). ok is false when the read failed or covers none of links.
+func (a *totalsAhead) cover(links []link.Link, ranked map[int64]int64) (totals map[int64]stats.Totals, missing []int64, ok bool) {
+	if a == nil || len(links) == 0 {
+		return nil, nil, false
 	}
 	<-a.done
-	return a.totals, a.err == nil && a.up
+	if a.err != nil || !a.up {
+		return nil, nil, false
+	}
+	for i := range links {
+		id := links[i].ID
+		if !a.ids[id] || a.totals[id].Clicks < uint64(max(0, ranked[id])) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == len(links) {
+		return nil, nil, false
+	}
+	return a.totals, missing, true
 }
 
 // stop ends the read if it still runs and waits for it, so that no read

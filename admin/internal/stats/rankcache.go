@@ -129,7 +129,7 @@ func (c *rankCache) last(kind click.Kind, owner int64, from, to int, now time.Ti
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entries[rankKey{kind, owner}]
-	if e == nil || now.Sub(e.read) >= c.maxAge || from >= len(e.ranked.IDs) {
+	if e == nil || now.Sub(e.read) >= c.maxAge || from < 0 || to <= from || from >= len(e.ranked.IDs) {
 		return nil
 	}
 	return slices.Clone(e.ranked.IDs[from:min(to, len(e.ranked.IDs))])

@@ -37,9 +37,9 @@ func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64, lim
 			return r, nil
 		}
 	}
-	// Kept at the total of its own read: a click landing after the total
-	// above was read makes the next total differ from it, never match a
-	// ranking that misses the click.
+	// Kept at the total its own read summed: any click it missed makes a
+	// later total differ from that, so it never matches a ranking that
+	// misses a click.
 	r, total, err := chstore.ReadRanking(ctx, s.conn, kind, owner, limit)
 	if err != nil {
 		return Ranked{}, err
