@@ -387,7 +387,7 @@ func statsTargets(dir string) []goal {
 	t := limitTarget(fmt.Sprintf("Stats GET /api/url/:id, %d clicks", sr.ClicksInCH), sr.Latency.P99, 50, "ms")
 	t.Note = joinNote(t.Note, fmt.Sprintf("data.clicks %d vs ClickHouse humans %d (agree: %v)", sr.APIClicks, sr.HumanClicks, sr.CountsAgree))
 	if sr.Inserted > 0 {
-		t.Note = joinNote(t.Note, "timed when "+sr.Settle.note("the insert"))
+		t.Note = joinNote(t.Note, "timed once "+sr.Settle.note("the insert"))
 	}
 	if !sr.CountsAgree {
 		// A fast answer with the wrong number proves nothing.
