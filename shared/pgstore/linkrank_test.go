@@ -378,6 +378,57 @@ func TestRankedSearchSparse(t *testing.T) {
 				log.count(matchRead, "LIMIT $5"), log.count(sliceRead, ""))
 		}
 	}
+	// Matches read beside the ranking (PrefetchMatches): the walk checks
+	// the ranked ids in memory, one read in all, and the count is theirs.
+	for off := 0; off < len(want); off += 3 {
+		log.reset()
+		q := pgstore.LinkQuery{UserID: alice, Search: "needle", Rank: &rank, Offset: off, Limit: 3, NoTotal: true}
+		q.Matches = st.PrefetchMatches(ctx, q)
+		p, err := st.SearchLinks(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := min(off+3, len(want))
+		if got := ids(p.Links); !slices.Equal(got, want[off:end]) || p.Older != (end < len(want)) {
+			t.Errorf("prefetched, offset %d: %v (more %v), want %v", off, got, p.Older, want[off:end])
+		}
+		if n, ok := q.Matches.Count(); !ok || n != len(want) {
+			t.Errorf("prefetched, offset %d: count %d (%v), want %d", off, n, ok, len(want))
+		}
+		q.Matches.Stop()
+		if m, c := log.count(matchRead, "LIMIT $5"), log.count(sliceRead, ""); m != 1 || c != 0 {
+			t.Errorf("prefetched, offset %d: %d reads of the matches and %d slices, want 1 and 0", off, m, c)
+		}
+	}
+	// Every link matches (2,000, under the prefetch's bound): the same page
+	// and count as without it. A keyless search reads no matches: no count,
+	// and the walk checks slices as before.
+	for _, tc := range []struct {
+		search string
+		count  bool
+	}{{"example.com", true}, {"p1", false}} {
+		q := pgstore.LinkQuery{UserID: alice, Search: tc.search, Rank: &rank, Offset: 3, Limit: 3, NoTotal: true}
+		plain, err := st.SearchLinks(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Matches = st.PrefetchMatches(ctx, q)
+		got, err := st.SearchLinks(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got.Links), ids(plain.Links)) || got.Older != plain.Older {
+			t.Errorf("search %q prefetched: %v, without: %v", tc.search, ids(got.Links), ids(plain.Links))
+		}
+		total, err := st.CountMatching(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, ok := q.Matches.Count(); ok != tc.count || ok && n != total {
+			t.Errorf("search %q prefetched: count %d (%v), CountMatching %d", tc.search, n, ok, total)
+		}
+		q.Matches.Stop()
+	}
 	// More matches than the read takes: no set, the slices go on.
 	for most, want := range map[int]int{14: 0, 15: 15} {
 		m, err := st.MatchingIDs(ctx, alice, "needle", most)

@@ -298,7 +298,7 @@ func (s *Store) ListLinks(ctx context.Context, userID int64, rank *ClickRanking,
 	})
 	g.Go(func() (err error) {
 		if rank != nil {
-			out, _, err = s.rankedPage(gctx, linkFilter{userID: userID}, rank, offset, limit)
+			out, _, err = s.rankedPage(gctx, linkFilter{userID: userID}, rank, nil, offset, limit)
 		} else {
 			out, err = s.queryLinks(gctx, listLinksSQL, userID, limit, offset)
 		}

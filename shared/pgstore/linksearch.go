@@ -44,6 +44,9 @@ type LinkQuery struct {
 	// Offset pages; the cursors are ignored.
 	Rank   *ClickRanking
 	Offset int
+	// Matches, with Rank and a search, is the search's matches read
+	// meanwhile (PrefetchMatches).
+	Matches *Matches
 	// NoTotal skips counting the matching links (LinkPage.Total stays 0):
 	// a filtered count of a 100k-link user's links is 10-20 ms that a list
 	// which does not show it (home's top links, a form's select) need not
@@ -220,7 +223,7 @@ func (s *Store) filter(ctx context.Context, q LinkQuery) (linkFilter, error) {
 func (s *Store) searchPage(ctx context.Context, f linkFilter, q LinkQuery) (LinkPage, error) {
 	var page LinkPage
 	if q.Rank != nil {
-		links, more, err := s.rankedPage(ctx, f, q.Rank, q.Offset, q.Limit)
+		links, more, err := s.rankedPage(ctx, f, q.Rank, q.Matches, q.Offset, q.Limit)
 		if err != nil {
 			return page, fmt.Errorf("search links of user %d: %w", q.UserID, err)
 		}

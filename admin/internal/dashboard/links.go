@@ -105,8 +105,18 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	// links) needs neither the ranking nor the page, so it runs beside the
 	// whole chain of reads that does: ranking, page, numbers. Each
 	// goroutine writes its own fields of d.
+	if q.byClicks && q.search != "" {
+		// The search's matches, read while ClickHouse ranks: the walk of
+		// the ranking and the count use them (pgstore.Matches).
+		pq.Matches = s.store.PrefetchMatches(r.Context(), pq)
+		defer pq.Matches.Stop()
+	}
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
+		if n, ok := pq.Matches.Count(); ok {
+			d.Total = n
+			return nil
+		}
 		d.Total, err = s.store.CountMatching(ctx, pq)
 		return err
 	})
