@@ -7,10 +7,11 @@ import "context"
 // ClickHouse's ranking (20-30 ms for 100k links) and then walked it
 // through PostgreSQL, whose reads of a sparse search's matches (~5-10 ms)
 // need nothing of the ranking. With the matches read meanwhile the walk
-// checks the ranked ids in memory, and the table's count is their number.
+// checks the ranked ids in memory.
 type Matches struct {
 	done   chan struct{}
 	cancel context.CancelFunc
+	f      linkFilter     // the filter they were read for
 	ids    map[int64]bool // every match; nil: more than prefetchMatchMax, or a search without keys
 	err    error
 }
@@ -34,6 +35,7 @@ func (s *Store) PrefetchMatches(ctx context.Context, q LinkQuery) *Matches {
 	go func() {
 		defer close(m.done)
 		f, err := s.filter(ctx, q)
+		m.f = f
 		if err != nil || !f.keyed {
 			m.err = err
 			return
@@ -43,23 +45,17 @@ func (s *Store) PrefetchMatches(ctx context.Context, q LinkQuery) *Matches {
 	return m
 }
 
-// wait returns every match, or nil when they were not all read.
-func (m *Matches) wait() (map[int64]bool, error) {
+// wait returns every match of f, or nil when they were not all read (or
+// were read for another filter).
+func (m *Matches) wait(f linkFilter) (map[int64]bool, error) {
 	if m == nil {
 		return nil, nil
 	}
 	<-m.done
-	return m.ids, m.err
-}
-
-// Count is the number of matches, when all of them were read: the
-// search's LinkPage.Total without counting again.
-func (m *Matches) Count() (int, bool) {
-	ids, err := m.wait()
-	if err != nil || ids == nil {
-		return 0, false
+	if m.f != f {
+		return nil, nil
 	}
-	return len(ids), true
+	return m.ids, m.err
 }
 
 // Stop ends the read if it still runs and waits for it.

@@ -99,9 +99,9 @@ func (s *Store) walkRanking(ctx context.Context, f linkFilter, rank *ClickRankin
 		decided  bool           // whether to read them was decided (after the first slice)
 	)
 	if f.keyed {
-		all, err := pre.wait()
+		all, err := pre.wait(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("match links of user %d: %w", f.userID, err)
+			return nil, nil, err
 		}
 		matching, decided = all, all != nil
 	}
