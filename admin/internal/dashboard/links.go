@@ -101,10 +101,6 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 	}
 	pq := pgstore.LinkQuery{UserID: c.user.ID, Search: q.search, CampaignID: q.campaign, ChannelID: q.channel,
 		Limit: linksPerPage, After: q.after, Before: q.before, NoTotal: true}
-	// The count (one kept row unfiltered; 10-25 ms for a filter over 100k
-	// links) needs neither the ranking nor the page, so it runs beside the
-	// whole chain of reads that does: ranking, page, numbers. Each
-	// goroutine writes its own fields of d.
 	if q.byClicks && q.search != "" {
 		// The search's matches, read while ClickHouse ranks, for the walk
 		// of the ranking (pgstore.Matches). The count does not wait for
@@ -113,6 +109,10 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, c *call) erro
 		pq.Matches = s.store.PrefetchMatches(r.Context(), pq)
 		defer pq.Matches.Stop()
 	}
+	// The count (one kept row unfiltered; 10-25 ms for a filter over 100k
+	// links) needs neither the ranking nor the page, so it runs beside the
+	// whole chain of reads that does: ranking, page, numbers. Each
+	// goroutine writes its own fields of d.
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
 		d.Total, err = s.store.CountMatching(ctx, pq)
