@@ -17,10 +17,9 @@ import (
 // once. The page takes the numbers read ahead for the links they cover
 // and reads the rest after the page is known, as it did all of them before.
 type totalsAhead struct {
-	ids    map[int64]bool
 	done   chan struct{}
 	cancel context.CancelFunc
-	totals map[int64]stats.Totals
+	totals map[int64]stats.Totals // every id read, zero when nobody visited it (chstore.ReadTotals)
 	up     bool
 	err    error
 }
@@ -32,10 +31,7 @@ func (s *Server) readAhead(ctx context.Context, ids []int64) *totalsAhead {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	a := &totalsAhead{ids: make(map[int64]bool, len(ids)), done: make(chan struct{}), cancel: cancel}
-	for _, id := range ids {
-		a.ids[id] = true
-	}
+	a := &totalsAhead{done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(a.done)
 		a.totals, a.up, a.err = s.api.LinkTotalsOf(ctx, ids, true)
@@ -58,7 +54,7 @@ func (a *totalsAhead) cover(links []link.Link, ranked map[int64]int64) (totals m
 	}
 	for i := range links {
 		id := links[i].ID
-		if !a.ids[id] || a.totals[id].Clicks < uint64(max(0, ranked[id])) {
+		if t, read := a.totals[id]; !read || t.Clicks < uint64(max(0, ranked[id])) {
 			missing = append(missing, id)
 		}
 	}

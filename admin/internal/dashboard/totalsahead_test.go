@@ -87,7 +87,7 @@ func TestRankedPageReadsAhead(t *testing.T) {
 // ordered by; a failed read, stats down or no link covered serve none.
 func TestTotalsAheadCover(t *testing.T) {
 	read := func(err error, up bool) *totalsAhead {
-		a := &totalsAhead{ids: map[int64]bool{1: true, 2: true, 3: true}, done: make(chan struct{}), err: err, up: up,
+		a := &totalsAhead{done: make(chan struct{}), err: err, up: up,
 			totals: map[int64]stats.Totals{1: {Clicks: 9, UniqueClicks: 5}, 2: {Clicks: 4, UniqueClicks: 4}, 3: {}}}
 		close(a.done)
 		return a
