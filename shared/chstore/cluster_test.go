@@ -119,7 +119,10 @@ func sameClicks(t *testing.T, env string, c chstore.Cluster, n int) (cluster, si
 type reads struct {
 	Summaries map[string]*chstore.Summary
 	Totals    map[int64]chstore.Totals
-	Rankings  map[int64]chstore.Ranked
+	// Keyed is the keyed reads' numbers (their keys name each server's
+	// own parts); readAll checks them against Totals and each other.
+	Keyed    map[int64]chstore.Totals
+	Rankings map[int64]chstore.Ranked
 	// RankTotals is each ranking's own total (ReadRanking's WITH TOTALS);
 	// readAll checks it against ReadOwnerHumans.
 	RankTotals map[int64]uint64
@@ -158,6 +161,9 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 	if r.Totals, err = chstore.ReadTotals(ctx, conn, click.KindLink, ids, true); err != nil {
 		t.Fatal(err)
 	}
+	if r.Keyed = readKeyed(t, conn, ids); !reflect.DeepEqual(r.Keyed, r.Totals) {
+		t.Errorf("the keyed reads' numbers %v, ReadTotals %v", r.Keyed, r.Totals)
+	}
 	for owner := int64(1); owner <= 4; owner++ {
 		if r.Rankings[owner], r.RankTotals[owner], err = chstore.ReadRanking(ctx, conn, click.KindLink, owner, 0); err != nil {
 			t.Fatal(err)
@@ -174,6 +180,23 @@ func readAll(t *testing.T, conn driver.Conn, now time.Time) reads {
 		}
 	}
 	return r
+}
+
+// readKeyed returns the keyed reads' numbers of ids, checking that the
+// clicks and the unique clicks name the same parts (nothing changes
+// between the two reads here) and that only visited ids have parts.
+func readKeyed(t *testing.T, conn driver.Conn, ids []int64) map[int64]chstore.Totals {
+	t.Helper()
+	clicks, uniques := bothKeyed(t, conn, ids)
+	out := map[int64]chstore.Totals{}
+	for _, id := range ids {
+		c, u := clicks[id], uniques[id]
+		if c.Key != u.Key || (u.Key == "") != (u.N == 0) {
+			t.Errorf("link %d: clicks keyed %q, %d unique clicks keyed %q", id, c.Key, u.N, u.Key)
+		}
+		out[id] = chstore.Totals{Clicks: c.N, UniqueClicks: u.N}
+	}
+	return out
 }
 
 // TestClusterReadsEqualOneServer inserts the same clicks through the

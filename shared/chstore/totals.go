@@ -43,25 +43,18 @@ FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id`
 // Totals. More than MaxTotalsIDs ids is an error, not a larger query. A
 // ClickHouse failure wraps link.ErrUnavailable.
 func ReadTotals(ctx context.Context, conn driver.Conn, kind click.Kind, ids []int64, uniques bool) (map[int64]Totals, error) {
-	kn, err := KindName(kind)
+	kn, set, err := idSet(kind, ids)
 	if err != nil {
 		return nil, err
-	}
-	if len(ids) > MaxTotalsIDs {
-		return nil, fmt.Errorf("chstore: totals of %d ids, at most %d at once", len(ids), MaxTotalsIDs)
 	}
 	out := make(map[int64]Totals, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	// IN (?) with a slice would bind an Array on 18.16; GroupSet binds a
-	// tuple the IN operator takes.
-	set := make([]any, len(ids))
-	for i, id := range ids {
-		set[i] = uint64(id)
+	for _, id := range ids {
 		out[id] = Totals{}
 	}
-	sql, args := listTotalsSQL, []any{kn, clickhouse.GroupSet{Value: set}}
+	sql, args := listTotalsSQL, []any{kn, set}
 	if uniques {
 		sql, args = listTotalsUniquesSQL, append(args, args...)
 	}
@@ -81,4 +74,22 @@ func ReadTotals(ctx context.Context, conn driver.Conn, kind click.Kind, ids []in
 		return nil, Unavailable("read click totals", err)
 	}
 	return out, nil
+}
+
+// idSet checks a read of ids' numbers (a known kind, at most MaxTotalsIDs
+// ids) and returns the kind's name and ids as the IN operand: IN (?) with
+// a slice would bind an Array on 18.16; GroupSet binds a tuple.
+func idSet(kind click.Kind, ids []int64) (string, clickhouse.GroupSet, error) {
+	kn, err := KindName(kind)
+	if err != nil {
+		return "", clickhouse.GroupSet{}, err
+	}
+	if len(ids) > MaxTotalsIDs {
+		return "", clickhouse.GroupSet{}, fmt.Errorf("chstore: totals of %d ids, at most %d at once", len(ids), MaxTotalsIDs)
+	}
+	set := make([]any, len(ids))
+	for i, id := range ids {
+		set[i] = uint64(id)
+	}
+	return kn, clickhouse.GroupSet{Value: set}, nil
 }

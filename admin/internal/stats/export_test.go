@@ -23,3 +23,10 @@ func (s *Service) SetFreshnessClock(now func() time.Time) {
 	defer s.fresh.mu.Unlock()
 	s.fresh.now = now
 }
+
+// UniqueCacheCounts reports the unique clicks cache's hits and misses so far.
+func (s *Service) UniqueCacheCounts() (hits, misses int) {
+	s.uniques.mu.Lock()
+	defer s.uniques.mu.Unlock()
+	return s.uniques.hits, s.uniques.misses
+}

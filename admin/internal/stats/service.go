@@ -13,14 +13,15 @@ const TopN = chstore.TopN
 
 // Service answers stats queries from ClickHouse.
 type Service struct {
-	conn  driver.Conn
-	ranks *rankCache
-	fresh *freshCache
+	conn    driver.Conn
+	ranks   *rankCache
+	uniques *uniqueCache
+	fresh   *freshCache
 }
 
 // New returns a service reading through conn.
 func New(conn driver.Conn) *Service {
-	return &Service{conn: conn, ranks: newRankCache(), fresh: newFreshCache()}
+	return &Service{conn: conn, ranks: newRankCache(), uniques: newUniqueCache(), fresh: newFreshCache()}
 }
 
 // The summary types live in shared/chstore, which also serves the edge's

@@ -15,11 +15,49 @@ type Totals = chstore.Totals
 type Ranked = chstore.Ranked
 
 // Totals returns the all-time clicks (and, with uniques, unique clicks) of
-// each id in one query, from the table Summary reads: a list row and the
-// target's own response agree. ids nobody visited have zero Totals. At most
+// each id, from the tables Summary reads: a list row and the target's own
+// response agree. ids nobody visited have zero Totals. At most
 // chstore.MaxTotalsIDs ids (a list page).
+//
+// Unique clicks are read in two steps: the clicks with the keys of the
+// sketch rows (no sketch merged), then the sketches of only those ids
+// whose key differs from the one their kept count was read under
+// (uniquecache.go): one query when nothing changed, and a busy page's
+// merges (most of its numbers' time) only for the targets that changed.
 func (s *Service) Totals(ctx context.Context, kind click.Kind, ids []int64, uniques bool) (map[int64]Totals, error) {
-	return chstore.ReadTotals(ctx, s.conn, kind, ids, uniques)
+	if !uniques {
+		return chstore.ReadTotals(ctx, s.conn, kind, ids, false)
+	}
+	clicks, err := chstore.ReadClicksKeyed(ctx, s.conn, kind, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]Totals, len(clicks))
+	var stale []int64
+	for id, c := range clicks {
+		t := Totals{Clicks: c.N}
+		if c.Key != "" {
+			var kept bool
+			if t.UniqueClicks, kept = s.uniques.get(kind, id, c.Key); !kept {
+				stale = append(stale, id)
+			}
+		}
+		out[id] = t
+	}
+	if len(stale) == 0 {
+		return out, nil
+	}
+	fresh, err := chstore.ReadUniquesKeyed(ctx, s.conn, kind, stale)
+	if err != nil {
+		return nil, err
+	}
+	for id, u := range fresh {
+		s.uniques.put(kind, id, u)
+		t := out[id]
+		t.UniqueClicks = u.N
+		out[id] = t
+	}
+	return out, nil
 }
 
 // Ranking returns owner's clicked targets of kind, most clicked first: the

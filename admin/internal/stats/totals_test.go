@@ -4,8 +4,10 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"kurz/admin/internal/stats"
+	"kurz/shared/chstore"
 	"kurz/shared/chstore/chtest"
 	"kurz/shared/click"
 )
@@ -157,4 +159,49 @@ func TestRankingReadAgainOnClicks(t *testing.T) {
 	if hits, _ := svc.RankCacheCounts(); hits != hits1+1 {
 		t.Errorf("a bot's visit made the ranking be read again")
 	}
+}
+
+// TestTotalsKeepUniques: Service.Totals equals one plain read
+// (chstore.ReadTotals) every time, and merges a target's sketches again
+// only when its rows changed: a new visitor of its own, or merged parts.
+func TestTotalsKeepUniques(t *testing.T) {
+	conn, _ := chtest.New(t)
+	insert(t, conn, fixture()) // link 42: 6 clicks by 4 visitors, 43: 1
+	svc := stats.New(conn)
+	ctx := context.Background()
+	ids := []int64{42, 43, 99}
+	read := func(when string, wantMisses int) {
+		t.Helper()
+		_, missesBefore := svc.UniqueCacheCounts()
+		got, err := svc.Totals(ctx, click.KindLink, ids, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := chstore.ReadTotals(ctx, conn, click.KindLink, ids, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Totals = %v, a plain read %v", when, got, want)
+		}
+		if _, misses := svc.UniqueCacheCounts(); misses-missesBefore != wantMisses {
+			t.Errorf("%s: %d sketch merges, want %d", when, misses-missesBefore, wantMisses)
+		}
+	}
+	read("first", 2) // 99 has no visitor: no sketch to merge
+	read("again", 0)
+
+	newcomer := visit(300, 42, t0.Add(72*time.Hour), 777, "DE", "Chrome", "Linux", "", click.RefDirect)
+	again := visit(301, 43, t0.Add(72*time.Hour), 100, "FR", "Edge", "Windows", "", click.RefDirect)
+	again.Class = click.ClassBot // a bot adds no visitor and no row of 43's
+	insert(t, conn, []click.Row{newcomer, again})
+	read("a new visitor of 42", 1)
+	if got, _ := svc.Totals(ctx, click.KindLink, ids, true); got[42].UniqueClicks != 5 {
+		t.Errorf("42 after a new visitor: %+v, want 5 unique clicks", got[42])
+	}
+
+	if err := conn.Exec(ctx, "OPTIMIZE TABLE click_uniques FINAL"); err != nil {
+		t.Fatal(err)
+	}
+	read("merged parts", 2)
 }

@@ -1,0 +1,72 @@
+package stats
+
+import (
+	"sync"
+
+	"kurz/shared/chstore"
+	"kurz/shared/click"
+)
+
+// uniqueCache keeps targets' unique clicks under the key of the sketch
+// rows they were merged from (chstore.Keyed): while a later read of the
+// keys finds the same one, the rows are the same and so is the count, and
+// a list page merges only the sketches of targets that gained a visitor
+// or whose parts were merged since. Each admin process keeps its own.
+type uniqueCache struct {
+	mu      sync.Mutex
+	entries map[uniqueKey]chstore.Keyed
+	max     int
+	hits    int // for tests
+	misses  int
+}
+
+type uniqueKey struct {
+	kind click.Kind
+	id   int64
+}
+
+// uniqueMaxEntries bounds the cache: a key names a few parts (~40-200
+// bytes), so 65,536 entries stay within ~16 MB; a list page holds at most
+// chstore.MaxTotalsIDs targets.
+const uniqueMaxEntries = 1 << 16
+
+func newUniqueCache() *uniqueCache {
+	return &uniqueCache{entries: map[uniqueKey]chstore.Keyed{}, max: uniqueMaxEntries}
+}
+
+// get returns the unique clicks kept for (kind, id) if they were read
+// under key.
+func (c *uniqueCache) get(kind click.Kind, id int64, key string) (uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[uniqueKey{kind, id}]
+	if !ok || e.Key != key {
+		c.misses++
+		return 0, false
+	}
+	c.hits++
+	return e.N, true
+}
+
+// put keeps u, read for (kind, id). When the cache is full a quarter of
+// it goes, whichever entries the map yields first: a page's worth of
+// merges is the cost of a wrong choice, and no order is kept per read.
+func (c *uniqueCache) put(kind click.Kind, id int64, u chstore.Keyed) {
+	if u.Key == "" {
+		return // no row: nothing to merge next time either
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := uniqueKey{kind, id}
+	if _, ok := c.entries[k]; !ok && len(c.entries) >= c.max {
+		drop := c.max / 4
+		for old := range c.entries {
+			if drop == 0 {
+				break
+			}
+			delete(c.entries, old)
+			drop--
+		}
+	}
+	c.entries[k] = u
+}
