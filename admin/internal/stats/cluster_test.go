@@ -54,4 +54,25 @@ func TestClusterRangeEqualsOneServer(t *testing.T) {
 			t.Fatalf("freshness without pipelines: %+v, %v", f, err)
 		}
 	}
+	// Rankings: kept part by part on one server only (each shard names
+	// its own parts), and the same either way.
+	for owner := int64(1); owner <= 3; owner++ {
+		got, err := onCluster.Ranking(ctx, click.KindLink, owner, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := onOne.Ranking(ctx, click.KindLink, owner, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.IDs) == 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("owner %d's ranking: cluster %v\none server %v", owner, got, want)
+		}
+	}
+	if full, _, _ := onCluster.PartRankCounts(); full != 0 {
+		t.Errorf("the cluster's rankings were kept by parts (%d read whole)", full)
+	}
+	if full, _, _ := onOne.PartRankCounts(); full != 3 {
+		t.Errorf("one server's rankings: %d read whole, want 3 (kept by parts)", full)
+	}
 }

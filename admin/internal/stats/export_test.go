@@ -30,3 +30,22 @@ func (s *Service) UniqueCacheCounts() (hits, misses int) {
 	defer s.uniques.mu.Unlock()
 	return s.uniques.hits, s.uniques.misses
 }
+
+// PartRankCounts reports the part-kept rankings' reads so far: rankings
+// read whole, parts read to bring one up to date, and lists that found
+// the kept parts.
+func (s *Service) PartRankCounts() (full, parts, hits int) {
+	s.parts.mu.Lock()
+	defer s.parts.mu.Unlock()
+	return s.parts.full, s.parts.parts, s.parts.hits
+}
+
+// KeepRankingsByParts turns the part-kept rankings on or off (off: the
+// rankCache's way, as on a cluster).
+func (s *Service) KeepRankingsByParts(on bool) {
+	if on {
+		s.partsOn.Store(partsOn)
+	} else {
+		s.partsOn.Store(partsOff)
+	}
+}

@@ -9,7 +9,8 @@ import (
 )
 
 // rankCache keeps owners' click rankings while their human click total is
-// unchanged. Reading the ranking sums every target of the owner (a GROUP
+// unchanged: on a ClickHouse cluster, and for owners with more rows than
+// partRanks keeps (one server keeps rankings part by part, partrank.go). Reading the ranking sums every target of the owner (a GROUP
 // BY over 100k rows for a 100k-link owner: 20-45 ms on 18.16, most of a
 // ranked dashboard page); the owner's total is one column's sum over the
 // same rows (4-5 ms). Counts only grow, so an unchanged total means no

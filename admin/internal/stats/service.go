@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -15,13 +16,15 @@ const TopN = chstore.TopN
 type Service struct {
 	conn    driver.Conn
 	ranks   *rankCache
+	parts   *partRanks
+	partsOn atomic.Int32 // partsUnknown until OwnerTableDistributed answers
 	uniques *uniqueCache
 	fresh   *freshCache
 }
 
 // New returns a service reading through conn.
 func New(conn driver.Conn) *Service {
-	return &Service{conn: conn, ranks: newRankCache(), uniques: newUniqueCache(), fresh: newFreshCache()}
+	return &Service{conn: conn, ranks: newRankCache(), parts: newPartRanks(), uniques: newUniqueCache(), fresh: newFreshCache()}
 }
 
 // The summary types live in shared/chstore, which also serves the edge's

@@ -62,10 +62,26 @@ func (s *Service) Totals(ctx context.Context, kind click.Kind, ids []int64, uniq
 
 // Ranking returns owner's clicked targets of kind, most clicked first: the
 // order of a list sorted by clicks, the first limit of them (<= 0: all).
-// It is read again only when the owner's human total changed since the
-// last read, or a minute passed; while an owner's clicks keep coming it is
-// read at once, without the total first (rankcache.go).
+// On one ClickHouse server it is kept with its rows part by part and
+// brought up to date from the parts that changed (partrank.go); on a
+// cluster, or for an owner with too many targets for that, it is read
+// again only when the owner's human total changed since the last read, or
+// a minute passed, and while an owner's clicks keep coming it is read at
+// once, without the total first (rankcache.go).
 func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64, limit int) (Ranked, error) {
+	if s.byParts(ctx) {
+		r, kept, err := s.parts.ranking(ctx, s.conn, kind, owner)
+		if err != nil {
+			return Ranked{}, err
+		}
+		if kept {
+			n := len(r.IDs)
+			if limit > 0 {
+				n = min(n, limit)
+			}
+			return Ranked{IDs: r.IDs[:n:n], Clicks: r.Clicks[:n:n]}, nil
+		}
+	}
 	if !s.ranks.moving(kind, owner, time.Now()) {
 		total, err := chstore.ReadOwnerHumans(ctx, s.conn, kind, owner)
 		if err != nil {
@@ -86,9 +102,41 @@ func (s *Service) Ranking(ctx context.Context, kind click.Kind, owner int64, lim
 	return r, nil
 }
 
+// Values of Service.partsOn.
+const (
+	partsUnknown int32 = iota
+	partsOn
+	partsOff
+)
+
+// byParts reports whether rankings are kept part by part: on a single
+// server, whose part names identify rows (chstore.OwnerTableDistributed).
+// Until that is known (ClickHouse down) rankings are read the other way.
+func (s *Service) byParts(ctx context.Context) bool {
+	switch s.partsOn.Load() {
+	case partsOn:
+		return true
+	case partsOff:
+		return false
+	}
+	dist, err := chstore.OwnerTableDistributed(ctx, s.conn)
+	if err != nil {
+		return false
+	}
+	if dist {
+		s.partsOn.Store(partsOff)
+		return false
+	}
+	s.partsOn.Store(partsOn)
+	return true
+}
+
 // RankingHint returns the ids at positions from..to of owner's ranking as
 // last read, whatever clicks came since: what the next ranking most likely
 // holds there. nil when no ranking of the owner is kept.
 func (s *Service) RankingHint(kind click.Kind, owner int64, from, to int) []int64 {
+	if ids := s.parts.last(kind, owner, from, to); ids != nil {
+		return ids
+	}
 	return s.ranks.last(kind, owner, from, to, time.Now())
 }

@@ -1,0 +1,82 @@
+package stats_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"kurz/admin/internal/stats"
+	"kurz/shared/chstore"
+	"kurz/shared/chstore/chtest"
+	"kurz/shared/click"
+)
+
+// TestRankingByParts: on one server the ranking is kept with its rows part
+// by part, and after every change of the table it equals a ranking read
+// whole (chstore.ReadRanking), reading only what changed: nothing when no
+// part changed (a bot's visit), the new part of an insert, nothing for a
+// merge of kept parts, the merged part when it took in an insert never
+// seen; another owner's insert changes nothing of this owner's.
+func TestRankingByParts(t *testing.T) {
+	conn, _ := chtest.New(t)
+	insert(t, conn, fixture()) // owner 1: link 42 (6 humans), 43 (1)
+	svc := stats.New(conn)
+	svc.KeepRankingsByParts(true)
+	ctx := context.Background()
+	var seq uint64 = 1000
+	clicks := func(owner int64, link uint64, n int, class click.Class) {
+		t.Helper()
+		var rows []click.Row
+		for range n {
+			seq++
+			r := visit(seq, link, t0, seq, "DE", "Chrome", "Windows", "", click.RefDirect)
+			r.OwnerID, r.Class = uint64(owner), class
+			rows = append(rows, r)
+		}
+		insert(t, conn, rows)
+	}
+	optimize := func() {
+		t.Helper()
+		if err := conn.Exec(ctx, "OPTIMIZE TABLE click_owner_totals FINAL"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name              string
+		change            func()
+		full, parts, hits int // reads the step makes
+	}{
+		{"first read", func() {}, 1, 0, 0},
+		{"no change", func() {}, 0, 0, 1},
+		{"a bot's visit", func() { clicks(1, 42, 1, click.ClassBot) }, 0, 0, 1},
+		{"43 overtakes 42", func() { clicks(1, 43, 6, click.ClassHuman) }, 0, 1, 0},
+		{"a new link", func() { clicks(1, 44, 2, click.ClassHuman) }, 0, 1, 0},
+		{"another owner's clicks", func() { clicks(2, 45, 3, click.ClassHuman) }, 0, 1, 0},
+		{"the parts merged", optimize, 0, 0, 0},
+		{"an insert merged before the read", func() { clicks(1, 42, 2, click.ClassHuman); optimize() }, 0, 1, 0},
+		{"a tie broken by id", func() { clicks(1, 41, 8, click.ClassHuman) }, 0, 1, 0},
+	}
+	for _, st := range steps {
+		st.change()
+		full0, parts0, hits0 := svc.PartRankCounts()
+		got, err := svc.Ranking(ctx, click.KindLink, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := chstore.ReadRanking(ctx, conn, click.KindLink, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ranking %v, read whole %v", st.name, got, want)
+		}
+		full, parts, hits := svc.PartRankCounts()
+		if full-full0 != st.full || parts-parts0 != st.parts || hits-hits0 != st.hits {
+			t.Errorf("%s: read %d whole, %d parts, %d hits; want %d, %d, %d", st.name,
+				full-full0, parts-parts0, hits-hits0, st.full, st.parts, st.hits)
+		}
+		if top, _ := svc.Ranking(ctx, click.KindLink, 1, 2); !reflect.DeepEqual(top, stats.Ranked{IDs: want.IDs[:2], Clicks: want.Clicks[:2]}) {
+			t.Errorf("%s: the first 2: %v", st.name, top)
+		}
+	}
+}
