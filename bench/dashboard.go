@@ -388,7 +388,7 @@ func dashboardTargets(dir string) []goal {
 	ts := []goal{pagesTarget(fmt.Sprintf("Dashboard pages (%d links, %d clicks of one user): p95 of the slowest page", dr.Links, dr.Clicks), still)}
 	ts[0].Note = joinNote(ts[0].Note, "timed once "+dr.Settle.note("the clicks were in place"))
 	if len(clicked) > 0 {
-		ts = append(ts, pagesTarget("Dashboard ranked pages while clicked (a click of the owner's inserted before each request, so every request reads the ranking): p95 of the slowest page", clicked))
+		ts = append(ts, pagesTarget("Dashboard ranked pages while clicked (a click of the owner's inserted before each request, so every request finds the owner's clicks changed): p95 of the slowest page", clicked))
 	}
 	return ts
 }

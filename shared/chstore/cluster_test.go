@@ -191,10 +191,10 @@ func readKeyed(t *testing.T, conn driver.Conn, ids []int64) map[int64]chstore.To
 	out := map[int64]chstore.Totals{}
 	for _, id := range ids {
 		c, u := clicks[id], uniques[id]
-		if c.Key != u.Key || (u.Key == "") != (u.N == 0) {
-			t.Errorf("link %d: clicks keyed %q, %d unique clicks keyed %q", id, c.Key, u.N, u.Key)
+		if c.Key != u.Key || (u.Key == "") != (u.UniqueClicks == 0) || c.Clicks != u.Clicks {
+			t.Errorf("link %d: clicks %+v keyed %q, totals %+v keyed %q", id, c.Totals, c.Key, u.Totals, u.Key)
 		}
-		out[id] = chstore.Totals{Clicks: c.N, UniqueClicks: u.N}
+		out[id] = u.Totals
 	}
 	return out
 }

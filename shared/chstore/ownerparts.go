@@ -167,39 +167,45 @@ func OwnerTableDistributed(ctx context.Context, conn driver.Conn) (bool, error) 
 }
 
 // PartRange is where a part's name places it: its partition, the range
-// of insert blocks its rows came from, and whether a mutation rewrote it.
+// of insert blocks its rows came from, and its merge level. A mutation
+// rewrites a part under the same range and level with a version added
+// (which later merges carry on): a new name over the same rows.
 type PartRange struct {
 	Partition string
 	Min, Max  int64
-	Mutated   bool
+	Level     int64
 }
 
-// Covers reports whether q's blocks are all within p's: p is q or a
-// merge that took q in.
+// Covers reports whether q's blocks are all within p's: p is q, a merge
+// that took q in, or q rewritten by a mutation.
 func (p PartRange) Covers(q PartRange) bool {
 	return p.Partition == q.Partition && p.Min <= q.Min && q.Max <= p.Max
 }
 
+// Rewrites reports whether p is q rewritten by a mutation: the same
+// blocks at the same level (a merge raises the level).
+func (p PartRange) Rewrites(q PartRange) bool {
+	return p.Partition == q.Partition && p.Min == q.Min && p.Max == q.Max && p.Level == q.Level
+}
+
 // ParsePartName reads a MergeTree part name,
-// <partition>_<min block>_<max block>_<level>[_<mutation>]; ok is false
-// for anything else. Partition ids hold no '_' (digits, "all", or a hash).
+// <partition>_<min block>_<max block>_<level>[_<mutation version>]; ok is
+// false for anything else. Partition ids hold no '_' (digits, "all", or
+// a hash).
 func ParsePartName(name string) (r PartRange, ok bool) {
 	f := strings.Split(name, "_")
-	if len(f) != 4 && len(f) != 5 {
+	if len(f) != 4 && len(f) != 5 || f[0] == "" {
 		return PartRange{}, false
 	}
-	var err error
-	if r.Min, err = strconv.ParseInt(f[1], 10, 64); err != nil {
-		return PartRange{}, false
-	}
-	if r.Max, err = strconv.ParseInt(f[2], 10, 64); err != nil || r.Max < r.Min {
-		return PartRange{}, false
-	}
-	for _, n := range f[3:] {
-		if _, err := strconv.ParseUint(n, 10, 32); err != nil {
+	var n [4]int64
+	for i, v := range f[1:] {
+		var err error
+		if n[i], err = strconv.ParseInt(v, 10, 64); err != nil || n[i] < 0 {
 			return PartRange{}, false
 		}
 	}
-	r.Partition, r.Mutated = f[0], len(f) == 5
-	return r, f[0] != ""
+	if n[1] < n[0] {
+		return PartRange{}, false
+	}
+	return PartRange{Partition: f[0], Min: n[0], Max: n[1], Level: n[2]}, true
 }

@@ -1,9 +1,16 @@
 package chstore_test
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"testing"
+	"time"
 
 	"kurz/shared/chstore"
+	"kurz/shared/chstore/chtest"
+	"kurz/shared/click"
+	"kurz/shared/link"
 )
 
 func TestParsePartName(t *testing.T) {
@@ -13,8 +20,10 @@ func TestParsePartName(t *testing.T) {
 		ok   bool
 	}{
 		{"all_1_1_0", chstore.PartRange{Partition: "all", Min: 1, Max: 1}, true},
-		{"all_15_1780_1537", chstore.PartRange{Partition: "all", Min: 15, Max: 1780}, true},
-		{"202611_3_9_2_12", chstore.PartRange{Partition: "202611", Min: 3, Max: 9, Mutated: true}, true},
+		{"all_15_1780_1537", chstore.PartRange{Partition: "all", Min: 15, Max: 1780, Level: 1537}, true},
+		{"202611_3_9_2_12", chstore.PartRange{Partition: "202611", Min: 3, Max: 9, Level: 2}, true},
+		{"all_1_1_0_9876543210", chstore.PartRange{Partition: "all", Min: 1, Max: 1}, true}, // a mutation version is a block number
+		{"all_-1_1_0", chstore.PartRange{}, false},
 		{"all_9_3_1", chstore.PartRange{}, false}, // max below min
 		{"all_1_1", chstore.PartRange{}, false},
 		{"_1_1_0", chstore.PartRange{}, false},
@@ -33,6 +42,98 @@ func TestParsePartName(t *testing.T) {
 		p, _ := chstore.ParsePartName(name)
 		if merged.Covers(p) != want {
 			t.Errorf("all_1_9_2 covers %s: %v, want %v", name, !want, want)
+		}
+	}
+	mutated, _ := chstore.ParsePartName("all_1_9_2_15")
+	for name, want := range map[string]bool{"all_1_9_2": true, "all_1_9_2_12": true, "all_1_9_1": false, "all_1_8_2": false} {
+		p, _ := chstore.ParsePartName(name)
+		if mutated.Rewrites(p) != want {
+			t.Errorf("all_1_9_2_15 rewrites %s: %v, want %v", name, !want, want)
+		}
+	}
+}
+
+// TestOwnerPartReads: the owner's rows read part by part add up to the
+// ranking read whole, each part's sum to its rows, and every part named
+// is an active one; a closed connection is link.ErrUnavailable for each.
+func TestOwnerPartReads(t *testing.T) {
+	conn, _ := chtest.New(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	insertAll(t, conn, chtest.Clicks(now, 400))
+	insertAll(t, conn, chtest.Clicks(now.Add(-time.Hour), 200))
+	active, err := chstore.ReadActiveParts(ctx, conn)
+	if err != nil || len(active) < 2 {
+		t.Fatalf("active parts %v, %v; want the two inserts'", active, err)
+	}
+	if dist, err := chstore.OwnerTableDistributed(ctx, conn); err != nil || dist {
+		t.Errorf("one server's table Distributed: %v, %v", dist, err)
+	}
+	for owner := int64(1); owner <= 3; owner++ {
+		rows, err := chstore.ReadOwnerPartRows(ctx, conn, click.KindLink, owner, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums := map[int64]int64{}
+		var names []string
+		var n uint64
+		for name, rs := range rows {
+			if !slices.Contains(active, name) {
+				t.Errorf("owner %d: rows in %s, not an active part %v", owner, name, active)
+			}
+			names = append(names, name)
+			n += uint64(len(rs))
+			for _, r := range rs {
+				sums[r.ID] += r.Clicks
+			}
+		}
+		want, _, err := chstore.ReadRanking(ctx, conn, click.KindLink, owner, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sums) != len(want.IDs) || len(want.IDs) == 0 {
+			t.Fatalf("owner %d: %d targets by parts, %d ranked", owner, len(sums), len(want.IDs))
+		}
+		for i, id := range want.IDs {
+			if sums[id] != want.Clicks[i] {
+				t.Errorf("owner %d, link %d: %d by parts, %d ranked", owner, id, sums[id], want.Clicks[i])
+			}
+		}
+		if rowCount, err := chstore.ReadOwnerRows(ctx, conn, click.KindLink, owner); err != nil || rowCount != n {
+			t.Errorf("owner %d: %d rows counted, %d read, %v", owner, rowCount, n, err)
+		}
+		partSums, err := chstore.ReadOwnerPartSums(ctx, conn, click.KindLink, owner, append(names, "all_999_999_0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, rs := range rows {
+			var s uint64
+			for _, r := range rs {
+				s += uint64(r.Clicks)
+			}
+			if partSums[name] != s {
+				t.Errorf("owner %d, %s: sum %d, rows %d", owner, name, partSums[name], s)
+			}
+		}
+		if _, ok := partSums["all_999_999_0"]; ok {
+			t.Error("a part that does not exist has a sum")
+		}
+		only, err := chstore.ReadOwnerPartRows(ctx, conn, click.KindLink, owner, names[:1])
+		if err != nil || len(only) != 1 || len(only[names[0]]) != len(rows[names[0]]) {
+			t.Errorf("owner %d: rows of %s alone: %v, %v", owner, names[0], only, err)
+		}
+	}
+
+	conn.Close()
+	for name, read := range map[string]func() error{
+		"active parts": func() error { _, err := chstore.ReadActiveParts(ctx, conn); return err },
+		"owner rows":   func() error { _, err := chstore.ReadOwnerRows(ctx, conn, click.KindLink, 1); return err },
+		"part rows":    func() error { _, err := chstore.ReadOwnerPartRows(ctx, conn, click.KindLink, 1, nil); return err },
+		"part sums":    func() error { _, err := chstore.ReadOwnerPartSums(ctx, conn, click.KindLink, 1, active); return err },
+		"engine":       func() error { _, err := chstore.OwnerTableDistributed(ctx, conn); return err },
+	} {
+		if err := read(); !errors.Is(err, link.ErrUnavailable) {
+			t.Errorf("%s, closed connection: %v, want link.ErrUnavailable", name, err)
 		}
 	}
 }

@@ -26,32 +26,40 @@ import (
 // partsKey is that key, "" for a target with no row (no human visitor).
 const partsKey = `arrayStringConcat(arraySort(groupArray(_part)), ',')`
 
-// Keyed is a number of a target with the key of the click_uniques rows
-// that decide its unique clicks.
+// Keyed is a target's Totals with the key of the click_uniques rows that
+// decide its unique clicks.
 type Keyed struct {
-	N   uint64
+	Totals
 	Key string
 }
 
 const (
 	// clicksKeyedSQL is listTotalsSQL's clicks beside the keys of the
 	// targets' sketch rows; it takes kind and the set twice.
-	clicksKeyedSQL = `SELECT target_id, sum(c), max(k) FROM (
+	clicksKeyedSQL = `SELECT target_id, sum(c), toUInt64(0), max(k) FROM (
 	SELECT target_id, countIfMerge(humans) AS c, '' AS k
 	FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id
 	UNION ALL
 	SELECT target_id, toUInt64(0) AS c, ` + partsKey + ` AS k
 	FROM click_uniques WHERE kind = ? AND target_id IN ? GROUP BY target_id
 ) GROUP BY target_id`
-	// uniquesKeyedSQL merges the sketches and names their parts in the
-	// same read: the count is exactly that of the rows the key names.
-	uniquesKeyedSQL = `SELECT target_id, ` + VisitorsMerge + `, ` + partsKey + `
-FROM click_uniques WHERE kind = ? AND target_id IN ? GROUP BY target_id`
+	// uniquesKeyedSQL is listTotalsUniquesSQL with the keys: the sketches
+	// are merged and their parts named by the same read, so the count is
+	// exactly that of the rows the key names; the clicks come with them,
+	// as one read's (a new visitor between two reads would show more
+	// unique clicks than clicks).
+	uniquesKeyedSQL = `SELECT target_id, sum(c), sum(u), max(k) FROM (
+	SELECT target_id, countIfMerge(humans) AS c, toUInt64(0) AS u, '' AS k
+	FROM click_totals WHERE kind = ? AND target_id IN ? GROUP BY target_id
+	UNION ALL
+	SELECT target_id, toUInt64(0) AS c, ` + VisitorsMerge + ` AS u, ` + partsKey + ` AS k
+	FROM click_uniques WHERE kind = ? AND target_id IN ? GROUP BY target_id
+) GROUP BY target_id`
 )
 
 // ReadClicksKeyed returns each of ids' all-time human clicks (the Clicks
-// of ReadTotals) keyed by its sketch rows' parts; ids nobody visited map
-// to a zero Keyed. At most MaxTotalsIDs ids. A ClickHouse failure wraps
+// of ReadTotals; no UniqueClicks) keyed by its sketch rows' parts; ids
+// nobody visited map to a zero Keyed. At most MaxTotalsIDs ids. A ClickHouse failure wraps
 // link.ErrUnavailable.
 func ReadClicksKeyed(ctx context.Context, conn driver.Conn, kind click.Kind, ids []int64) (map[int64]Keyed, error) {
 	kn, set, err := idSet(kind, ids)
@@ -61,15 +69,15 @@ func ReadClicksKeyed(ctx context.Context, conn driver.Conn, kind click.Kind, ids
 	return readKeyed(ctx, conn, "read click totals", clicksKeyedSQL, ids, kn, set, kn, set)
 }
 
-// ReadUniquesKeyed returns each of ids' unique clicks (the UniqueClicks of
-// ReadTotals) with the key of the rows they were merged from. At most
-// MaxTotalsIDs ids. A ClickHouse failure wraps link.ErrUnavailable.
+// ReadUniquesKeyed returns each of ids' Totals (ReadTotals') with the key
+// of the rows their unique clicks were merged from. At most MaxTotalsIDs
+// ids. A ClickHouse failure wraps link.ErrUnavailable.
 func ReadUniquesKeyed(ctx context.Context, conn driver.Conn, kind click.Kind, ids []int64) (map[int64]Keyed, error) {
 	kn, set, err := idSet(kind, ids)
 	if err != nil {
 		return nil, err
 	}
-	return readKeyed(ctx, conn, "read unique clicks", uniquesKeyedSQL, ids, kn, set)
+	return readKeyed(ctx, conn, "read unique clicks", uniquesKeyedSQL, ids, kn, set, kn, set)
 }
 
 func readKeyed(ctx context.Context, conn driver.Conn, what, query string, ids []int64, args ...any) (map[int64]Keyed, error) {
@@ -88,7 +96,7 @@ func readKeyed(ctx context.Context, conn driver.Conn, what, query string, ids []
 	for rows.Next() {
 		var id uint64
 		var k Keyed
-		if err := rows.Scan(&id, &k.N, &k.Key); err != nil {
+		if err := rows.Scan(&id, &k.Clicks, &k.UniqueClicks, &k.Key); err != nil {
 			return nil, Unavailable(what, err)
 		}
 		out[int64(id)] = k

@@ -15,17 +15,17 @@ import (
 
 // partRanks keeps owners' rankings with their rows part by part
 // (partState), on a single ClickHouse server. Each page that needs an
-// owner's ranking lists the parts holding the owner's rows (4-6 ms for a
-// 100k-link owner): the same parts as kept are the same ranking; new
-// parts of recent inserts are read (a few rows each) and their clicks
-// moved into the ranking; a merge of kept parts is recognised by its
-// name and its sum, and read only when it took in rows never seen. While
-// an owner's clicks keep coming that replaces reading the whole ranking
-// after every insert (18-40 ms beside the insert's merges, the rankCache's
-// way, which stays for clusters and for owners too large to keep here).
-// Every answer is exact: the kept rows are those of the listed parts.
+// owner's ranking lists the table's active parts (system.parts, ~2 ms):
+// the same parts as kept are the same ranking; new parts of recent
+// inserts are read (the owner's few rows in each) and their clicks moved
+// into the ranking; a merge of kept parts is recognised by its name and
+// the owner's sum in it, and read only when it took in rows never seen.
+// While an owner's clicks keep coming that replaces reading the whole
+// ranking after every insert (18-40 ms beside the insert's merges, the
+// rankCache's way, which stays for clusters and for owners too large to
+// keep here). Every answer is the ranking of the parts one list named.
 //
-// Reads of one owner's ranking wait for each other (partEntry.mu): one
+// Reads of one owner's ranking wait for each other (partEntry.turn): one
 // brings the entry up to date, the others then find it so.
 type partRanks struct {
 	mu      sync.Mutex
@@ -38,128 +38,162 @@ type partRanks struct {
 }
 
 type partEntry struct {
-	mu    sync.Mutex // held while the entry is read and brought up to date
+	turn  chan struct{} // one slot: held while the entry is read and brought up to date
 	state *partState
-	// last and used are the cache's (partRanks.mu): the ranking as last
-	// brought up to date, for hints, and when, for eviction.
+	// tooBig: the owner had more rows than kept here, as of then.
+	tooBig time.Time
+	// last, used and cost are the cache's (partRanks.mu): the ranking as
+	// last brought up to date, for hints, when, for eviction, and what it
+	// is charged.
 	last Ranked
 	used time.Time
 	cost int
 }
 
-// partMaxHeld bounds all entries: a target costs ~4 units kept (its place
-// in the ranking, its sum, its rows; ~100 bytes with the maps), so 4M
-// units is ~1M targets' worth, ~100 MB. An owner with more than
-// rankMaxEntryIDs rows is ranked the rankCache's way.
+// partMaxHeld bounds all entries: a target costs ~3 units kept (its place
+// in the ranking, its sum, its rows; ~100 bytes with the map), so 4M
+// units is over 1M targets' worth, ~130 MB at most. An owner with more than
+// rankMaxEntryIDs rows is ranked the rankCache's way, checked again after
+// partTooBigFor.
 const (
-	partMaxHeld    = 1 << 22
-	partEntryCost  = 64
-	partRowsFactor = 2 // rows kept beyond this many per target: read anew
+	partMaxHeld   = 1 << 22
+	partEntryCost = 64
+	partTooBigFor = time.Minute
+	// partTries bounds the lists an update makes while parts it read as
+	// empty keep vanishing under it, before it reads every row.
+	partTries = 3
 )
 
 func newPartRanks() *partRanks {
 	return &partRanks{entries: map[rankKey]*partEntry{}, max: partMaxHeld}
 }
 
+// partReads is what bringing a state up to date reads: chstore's reads in
+// the service, scripted ones in tests.
+type partReads struct {
+	active func() ([]string, error)
+	sums   func(names []string) (map[string]uint64, error)
+	rows   func(names []string) (map[string][]chstore.TargetClicks, error)
+}
+
+func chReads(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64) partReads {
+	return partReads{
+		active: func() ([]string, error) { return chstore.ReadActiveParts(ctx, conn) },
+		sums: func(names []string) (map[string]uint64, error) {
+			return chstore.ReadOwnerPartSums(ctx, conn, kind, owner, names)
+		},
+		rows: func(names []string) (map[string][]chstore.TargetClicks, error) {
+			return chstore.ReadOwnerPartRows(ctx, conn, kind, owner, names)
+		},
+	}
+}
+
 // ranking returns owner's ranking of kind, whole. ok is false, with no
 // error, when the owner has too many rows to keep here.
 func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64) (r Ranked, ok bool, err error) {
 	e := c.entry(kind, owner)
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	select {
+	case e.turn <- struct{}{}:
+	case <-ctx.Done():
+		return Ranked{}, false, chstore.Unavailable("wait for the owner's ranking", ctx.Err())
+	}
+	defer func() {
+		if err != nil {
+			c.forget(kind, owner, e) // what it held was taken over by update
+		}
+		<-e.turn
+	}()
+	if time.Since(e.tooBig) < partTooBigFor {
+		return Ranked{}, false, nil
+	}
 	var next *partState
 	if e.state != nil {
-		if next, err = c.update(ctx, conn, kind, owner, e.state); err != nil {
-			return Ranked{}, false, err
-		}
-	}
-	if next == nil {
-		rows, err := chstore.ReadOwnerRows(ctx, conn, kind, owner)
+		var read, hit int
+		next, read, hit, err = update(e.state, chReads(ctx, conn, kind, owner))
+		e.state = nil // taken over by update, whatever it returned
 		if err != nil {
 			return Ranked{}, false, err
 		}
-		if rows > rankMaxEntryIDs {
-			c.drop(kind, owner, e)
+		c.count(0, read, hit)
+	}
+	if next == nil {
+		n, err := chstore.ReadOwnerRows(ctx, conn, kind, owner)
+		if err != nil {
+			return Ranked{}, false, err
+		}
+		if n > rankMaxEntryIDs {
+			e.tooBig = time.Now()
 			return Ranked{}, false, nil
 		}
-		if next, err = c.readAll(ctx, conn, kind, owner); err != nil {
+		rows, err := chstore.ReadOwnerPartRows(ctx, conn, kind, owner, nil)
+		if err != nil {
 			return Ranked{}, false, err
+		}
+		c.count(1, 0, 0)
+		var kept bool
+		if next, kept = newPartState(rows); !kept {
+			c.keep(kind, owner, e, nil, next.ranked) // ranked, not kept: the next read starts over
+			return next.ranked, true, nil
 		}
 	}
 	e.state = next
-	if next.pairs > partRowsFactor*len(next.clicks)+partEntryCost {
-		e.state = nil // rows of many merges kept: the next read starts over
-	}
-	c.keep(kind, owner, e, next)
+	c.keep(kind, owner, e, next, next.ranked)
 	return next.ranked, true, nil
 }
 
-// update brings st up to the table's active parts; nil, with no error,
-// when only reading every row again will do.
-func (c *partRanks) update(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64, st *partState) (*partState, error) {
-	active, err := chstore.ReadActiveParts(ctx, conn)
+// update brings st up to the table's active parts, reading through rd.
+// next is nil, with no error, when only reading every row again will do.
+// st is taken over (partState.apply): the caller keeps next, not st.
+func update(st *partState, rd partReads) (next *partState, read, hit int, err error) {
+	active, err := rd.active()
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
-	u, ok := st.plan(active)
-	if !ok {
-		return nil, nil
-	}
-	if u.same {
-		c.count(&c.hits, 1)
-		return st, nil
-	}
-	var sums map[string]uint64
-	if len(u.merges) > 0 {
-		if sums, err = chstore.ReadOwnerPartSums(ctx, conn, kind, owner, slices.Collect(maps.Keys(u.merges))); err != nil {
-			return nil, err
+	for range partTries {
+		u, ok := st.plan(active)
+		if !ok {
+			return nil, 0, 0, nil
 		}
-		st.settle(&u, sums)
-	}
-	var rows map[string][]chstore.TargetClicks
-	if len(u.read) > 0 {
-		if rows, err = chstore.ReadOwnerPartRows(ctx, conn, kind, owner, u.read); err != nil {
-			return nil, err
+		if u.same {
+			return st, 0, 1, nil
 		}
-	}
-	if unsure := u.unsure(rows, sums); len(unsure) > 0 {
-		// Active after the reads means present during them: found empty
-		// because it holds nothing of the owner's.
-		later, err := chstore.ReadActiveParts(ctx, conn)
-		if err != nil {
-			return nil, err
+		var sums map[string]uint64
+		if len(u.merges) > 0 {
+			if sums, err = rd.sums(slices.Collect(maps.Keys(u.merges))); err != nil {
+				return nil, 0, 0, err
+			}
+			st.settle(&u, sums)
 		}
-		u.unkept = map[string]bool{}
-		for _, name := range unsure {
-			u.unkept[name] = !slices.Contains(later, name)
+		var rows map[string][]chstore.TargetClicks
+		if len(u.read) > 0 {
+			if rows, err = rd.rows(u.read); err != nil {
+				return nil, 0, 0, err
+			}
 		}
+		unsure := u.unsure(rows, sums)
+		if len(unsure) > 0 {
+			// Active after the reads means present during them: found
+			// empty because it holds nothing of the owner's. One gone
+			// may have been merged away before the read, its rows into
+			// a part the list did not name: plan again from the new list.
+			if active, err = rd.active(); err != nil {
+				return nil, 0, 0, err
+			}
+			if slices.ContainsFunc(unsure, func(n string) bool { return !slices.Contains(active, n) }) {
+				continue
+			}
+		}
+		if next, ok = st.apply(u, rows); !ok {
+			return nil, 0, 0, nil
+		}
+		return next, len(u.read), 0, nil
 	}
-	next, ok := st.apply(u, rows)
-	if !ok {
-		return nil, nil
-	}
-	c.count(&c.parts, len(u.read))
-	return next, nil
+	return nil, 0, 0, nil
 }
 
-// readAll reads every row of the owner's into a new state.
-func (c *partRanks) readAll(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64) (*partState, error) {
-	rows, err := chstore.ReadOwnerPartRows(ctx, conn, kind, owner, nil)
-	if err != nil {
-		return nil, err
-	}
-	c.count(&c.full, 1)
-	next, ok := newPartState(rows)
-	if !ok {
-		// Ranked, but not kept part by part: the next read starts over.
-		next.parts, next.pairs = nil, partRowsFactor*len(next.clicks)+partEntryCost+1
-	}
-	return next, nil
-}
-
-func (c *partRanks) count(n *int, by int) {
+func (c *partRanks) count(full, parts, hits int) {
 	c.mu.Lock()
-	*n += by
+	c.full, c.parts, c.hits = c.full+full, c.parts+parts, c.hits+hits
 	c.mu.Unlock()
 }
 
@@ -170,16 +204,16 @@ func (c *partRanks) entry(kind click.Kind, owner int64) *partEntry {
 	k := rankKey{kind, owner}
 	e := c.entries[k]
 	if e == nil {
-		e = &partEntry{}
+		e = &partEntry{turn: make(chan struct{}, 1), used: time.Now()}
 		c.entries[k] = e
 	}
-	e.used = time.Now()
 	return e
 }
 
-// keep records st as e's latest ranking and charges its cost, evicting the
-// least recently used entries beyond the budget.
-func (c *partRanks) keep(kind click.Kind, owner int64, e *partEntry, st *partState) {
+// keep records r as e's latest ranking, with st (nil: nothing kept part by
+// part), charges their cost and evicts the least recently used entries
+// beyond the budget.
+func (c *partRanks) keep(kind click.Kind, owner int64, e *partEntry, st *partState, r Ranked) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// An entry evicted while it was read comes back: it is the newest
@@ -191,16 +225,16 @@ func (c *partRanks) keep(kind click.Kind, owner int64, e *partEntry, st *partSta
 	}
 	c.entries[k] = e
 	c.held -= e.cost
-	e.last = st.ranked
-	e.cost = partEntryCost + len(st.ranked.IDs) + len(st.clicks) + st.pairs
+	e.last, e.used = r, time.Now()
+	e.cost = partEntryCost + len(r.IDs)
+	if st != nil {
+		e.cost += len(st.clicks) + st.pairs
+	}
 	c.held += e.cost
 	if c.held <= c.max {
 		return
 	}
-	var keys []rankKey
-	for k := range c.entries {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(c.entries))
 	slices.SortFunc(keys, func(a, b rankKey) int { return c.entries[a].used.Compare(c.entries[b].used) })
 	for _, k := range keys {
 		if c.held <= c.max {
@@ -213,8 +247,8 @@ func (c *partRanks) keep(kind click.Kind, owner int64, e *partEntry, st *partSta
 	}
 }
 
-// drop forgets (kind, owner)'s entry e.
-func (c *partRanks) drop(kind click.Kind, owner int64, e *partEntry) {
+// forget drops (kind, owner)'s entry e.
+func (c *partRanks) forget(kind click.Kind, owner int64, e *partEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e.state = nil

@@ -20,6 +20,7 @@ import (
 func TestRankingByParts(t *testing.T) {
 	conn, _ := chtest.New(t)
 	insert(t, conn, fixture()) // owner 1: link 42 (6 humans), 43 (1)
+	merges := chtest.StopMerges(t, conn, "click_owner_totals")
 	svc := stats.New(conn)
 	svc.KeepRankingsByParts(true)
 	ctx := context.Background()
@@ -35,12 +36,7 @@ func TestRankingByParts(t *testing.T) {
 		}
 		insert(t, conn, rows)
 	}
-	optimize := func() {
-		t.Helper()
-		if err := conn.Exec(ctx, "OPTIMIZE TABLE click_owner_totals FINAL"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	optimize := func() { merges.Optimize("click_owner_totals") }
 	steps := []struct {
 		name              string
 		change            func()

@@ -9,21 +9,20 @@ import (
 )
 
 // partState is an owner's ranking with the rows it was summed from, kept
-// part by part (chstore/ownerparts.go): every active part of the table
-// at the time, with the owner's rows in it (none in most). It is what it
-// takes to bring the ranking up to date from a later list of the parts.
-// Only the goroutine holding its partEntry's lock touches it; ranked is
-// never written once built, so callers may keep it.
+// part by part (chstore/ownerparts.go): the parts holding rows of the
+// owner's, and the table's other parts as they become known, empty. It is
+// what it takes to bring the ranking up to date from a later list of the
+// table's active parts. Only the goroutine holding its partEntry touches
+// it; ranked is never written once built, so callers may keep it.
 type partState struct {
-	parts  map[string]*keptPart
-	clicks map[int64]int64 // the ranking's sums, by target
-	ranked Ranked
-	pairs  int // rows held by all parts
+	parts    map[string]*keptPart
+	clicks   map[int64]int64 // the ranking's sums, by target
+	ranked   Ranked
+	pairs    int   // rows held by all parts
+	maxBlock int64 // the highest block a kept part holds
 }
 
-// keptPart is the owner's rows of one part. rows may name a target more
-// than once (a merge keeps the rows of the parts it took in, unsummed):
-// every use of them adds up.
+// keptPart is the owner's rows of one part, one per target.
 type keptPart struct {
 	rng    chstore.PartRange
 	humans uint64
@@ -40,10 +39,6 @@ type partPlan struct {
 	read   []string            // new parts whose rows are unknown
 	merges map[string][]string // new part -> the kept parts it took in
 	minus  []string            // kept parts whose rows are in no new part counted as theirs
-	// unkept are new parts found without rows of the owner's that were
-	// gone by the time that was checked: whatever they held is in a part
-	// that the next plan finds new.
-	unkept map[string]bool
 }
 
 // newPartState sums the owner's rows, read part by part, into a ranking
@@ -63,19 +58,30 @@ func newPartState(rows map[string][]chstore.TargetClicks) (st *partState, ok boo
 		}
 		st.parts[name] = p
 		st.pairs += len(rs)
+		st.maxBlock = max(st.maxBlock, rng.Max)
 	}
 	st.ranked = rankClicks(st.clicks)
 	return st, ok
 }
 
 // plan compares the table's active parts with the kept ones. ok is false
-// when only reading every row again is right: a name it cannot read, or
-// a kept part that two new parts claim.
+// when only reading every row again is right: a name it cannot read, a
+// kept part that two new parts claim, or blocks numbered below the kept
+// ones (the table was made anew: its names mean other rows).
 func (st *partState) plan(active []string) (u partPlan, ok bool) {
 	u = partPlan{active: active, merges: map[string][]string{}}
 	now := make(map[string]bool, len(active))
+	var top int64
 	for _, n := range active {
 		now[n] = true
+		rng, good := chstore.ParsePartName(n)
+		if !good {
+			return partPlan{}, false
+		}
+		top = max(top, rng.Max)
+	}
+	if top < st.maxBlock {
+		return partPlan{}, false
 	}
 	var gone []string
 	for name := range st.parts {
@@ -90,10 +96,7 @@ func (st *partState) plan(active []string) (u partPlan, ok bool) {
 			continue
 		}
 		fresh++
-		rng, good := chstore.ParsePartName(name)
-		if !good {
-			return partPlan{}, false
-		}
+		rng, _ := chstore.ParsePartName(name)
 		var took []string
 		for _, g := range gone {
 			if rng.Covers(st.parts[g].rng) {
@@ -105,12 +108,12 @@ func (st *partState) plan(active []string) (u partPlan, ok bool) {
 			}
 		}
 		// A mutation may change rows without changing their sum: read it.
-		if len(took) > 0 && !rng.Mutated {
-			u.merges[name] = took
+		if len(took) == 1 && rng.Rewrites(st.parts[took[0]].rng) || len(took) == 0 {
+			u.read = append(u.read, name)
+			u.minus = append(u.minus, took...)
 			continue
 		}
-		u.read = append(u.read, name)
-		u.minus = append(u.minus, took...)
+		u.merges[name] = took
 	}
 	for _, g := range gone {
 		if !claimed[g] {
@@ -161,16 +164,13 @@ func (u *partPlan) unsure(rows map[string][]chstore.TargetClicks, sums map[strin
 }
 
 // apply returns the state after u, with rows the owner's rows of u.read
-// as read since (a part missing holds none). The caller has checked the
-// parts unsure names against a later list of the active parts and marked
-// those gone in u.unkept.
+// as read since (a part missing holds none: the caller has checked that
+// the parts unsure names were still active after the reads). It takes
+// over st's sums: st must not be used afterwards, whether ok or not.
 func (st *partState) apply(u partPlan, rows map[string][]chstore.TargetClicks) (next *partState, ok bool) {
 	delta := map[int64]int64{}
-	next = &partState{parts: make(map[string]*keptPart, len(u.active)), clicks: st.clicks}
+	next = &partState{parts: make(map[string]*keptPart, len(u.active)), clicks: st.clicks, maxBlock: st.maxBlock}
 	for _, name := range u.read {
-		if u.unkept[name] {
-			continue
-		}
 		p := &keptPart{rows: rows[name]}
 		p.rng, _ = chstore.ParsePartName(name) // plan parsed it
 		for _, r := range p.rows {
@@ -185,15 +185,9 @@ func (st *partState) apply(u partPlan, rows map[string][]chstore.TargetClicks) (
 		}
 	}
 	for name, took := range u.merges {
-		if u.unkept[name] {
-			continue // took in parts without rows of the owner's (settle)
-		}
 		p := &keptPart{}
 		p.rng, _ = chstore.ParsePartName(name)
-		for _, t := range took {
-			p.humans += st.parts[t].humans
-			p.rows = append(p.rows, st.parts[t].rows...)
-		}
+		p.humans, p.rows = mergeRows(st, took)
 		next.parts[name] = p
 	}
 	for _, name := range u.active {
@@ -203,6 +197,7 @@ func (st *partState) apply(u partPlan, rows map[string][]chstore.TargetClicks) (
 	}
 	for _, p := range next.parts {
 		next.pairs += len(p.rows)
+		next.maxBlock = max(next.maxBlock, p.rng.Max)
 	}
 	changed, ok := changes(st.clicks, delta)
 	if !ok {
@@ -219,6 +214,29 @@ func (st *partState) apply(u partPlan, rows map[string][]chstore.TargetClicks) (
 		}
 	}
 	return next, true
+}
+
+// mergeRows is the rows of the kept parts took, one per target: what the
+// part that merged them holds of the owner's.
+func mergeRows(st *partState, took []string) (humans uint64, rows []chstore.TargetClicks) {
+	if len(took) == 1 {
+		p := st.parts[took[0]]
+		return p.humans, p.rows
+	}
+	at := map[int64]int{}
+	for _, t := range took {
+		p := st.parts[t]
+		humans += p.humans
+		for _, r := range p.rows {
+			if i, ok := at[r.ID]; ok {
+				rows[i].Clicks += r.Clicks
+				continue
+			}
+			at[r.ID] = len(rows)
+			rows = append(rows, r)
+		}
+	}
+	return humans, rows
 }
 
 // change is a target whose sum moved from was to now.

@@ -66,7 +66,7 @@ func TestPartStatePlan(t *testing.T) {
 
 // TestPartStateApply: a merge whose sum is its parts' keeps the ranking
 // without a read; one that took in more is read and its parts' rows
-// leave; a part found empty and gone since is not kept.
+// leave; a part read empty is kept empty.
 func TestPartStateApply(t *testing.T) {
 	st, _ := newPartState(map[string][]chstore.TargetClicks{"all_1_1_0": tc(1, 5, 2, 3), "all_2_2_0": tc(2, 1)})
 	want := Ranked{IDs: []int64{1, 2}, Clicks: []int64{5, 4}}
@@ -86,13 +86,12 @@ func TestPartStateApply(t *testing.T) {
 	if !slices.Contains(u.read, "all_1_3_2") || !slices.Equal(u.minus, []string{"all_1_2_1"}) {
 		t.Fatalf("a merge with more: read %v minus %v", u.read, u.minus)
 	}
-	u.unkept = map[string]bool{"all_4_4_0": true} // found empty, then gone
 	next, ok := merged.apply(u, map[string][]chstore.TargetClicks{"all_1_3_2": tc(1, 5, 2, 4, 3, 3)})
 	want = Ranked{IDs: []int64{1, 2, 3}, Clicks: []int64{5, 4, 3}}
 	if !ok || !reflect.DeepEqual(next.ranked, want) {
 		t.Fatalf("after reading the merge: %v %v, want %v", ok, next.ranked, want)
 	}
-	if next.parts["all_4_4_0"] != nil || next.parts["all_1_3_2"] == nil || len(next.parts) != 1 {
+	if next.parts["all_4_4_0"] == nil || len(next.parts["all_4_4_0"].rows) != 0 || next.parts["all_1_3_2"] == nil || len(next.parts) != 2 {
 		t.Errorf("parts kept: %v", slices.Collect(maps.Keys(next.parts)))
 	}
 	if !reflect.DeepEqual(merged.ranked, Ranked{IDs: []int64{1, 2}, Clicks: []int64{5, 4}}) {
@@ -100,10 +99,14 @@ func TestPartStateApply(t *testing.T) {
 	}
 
 	// Rows that were never counted cannot leave.
-	u, _ = next.plan(nil)
+	u, _ = next.plan([]string{"all_9_9_0"}) // both kept parts dropped
 	u.minus = append(u.minus, "all_1_3_2")
 	if _, ok := next.apply(u, nil); ok {
 		t.Error("subtracting a part twice accepted")
+	}
+	// Blocks numbered below the kept ones: the table was made anew.
+	if _, ok := next.plan([]string{"all_1_1_0"}); ok {
+		t.Error("a table made anew (lower block numbers) planned as an update")
 	}
 }
 
@@ -145,5 +148,93 @@ func TestMoveRanked(t *testing.T) {
 	}
 	if _, ok := moveRanked(Ranked{IDs: []int64{1}, Clicks: []int64{3}}, []change{{id: 1, was: 2, now: 4}}); ok {
 		t.Error("a target not where its old sum puts it: accepted")
+	}
+}
+
+// script is a partReads that answers from fixed lists, in turn, and
+// records what was read.
+type script struct {
+	lists [][]string
+	sums  map[string]uint64
+	rows  map[string][]chstore.TargetClicks
+	asked []string
+}
+
+func (s *script) reads() partReads {
+	return partReads{
+		active: func() ([]string, error) {
+			l := s.lists[0]
+			if len(s.lists) > 1 {
+				s.lists = s.lists[1:]
+			}
+			return l, nil
+		},
+		sums: func(names []string) (map[string]uint64, error) {
+			out := map[string]uint64{}
+			for _, n := range names {
+				s.asked = append(s.asked, "sum "+n)
+				if v, ok := s.sums[n]; ok {
+					out[n] = v
+				}
+			}
+			return out, nil
+		},
+		rows: func(names []string) (map[string][]chstore.TargetClicks, error) {
+			out := map[string][]chstore.TargetClicks{}
+			for _, n := range names {
+				s.asked = append(s.asked, "rows "+n)
+				if v, ok := s.rows[n]; ok {
+					out[n] = v
+				}
+			}
+			return out, nil
+		},
+	}
+}
+
+// TestUpdateVanishing: a part the reads found nothing in is kept empty
+// only if a later list still names it; one gone by then (merged away
+// before the read) makes the update plan again from that list, so that
+// no answer loses the rows it held or the rows of the parts it took in.
+func TestUpdateVanishing(t *testing.T) {
+	kept := func() *partState {
+		st, _ := newPartState(map[string][]chstore.TargetClicks{"all_1_1_0": tc(1, 5, 2, 3), "all_2_2_0": tc(2, 1)})
+		return st
+	}
+
+	// M took in both kept parts and an unseen insert, and was merged into
+	// M2 (with one more insert) before its sum and rows were read.
+	s := &script{
+		lists: [][]string{{"all_1_3_1"}, {"all_1_4_2"}},
+		sums:  map[string]uint64{"all_1_4_2": 14},
+		rows:  map[string][]chstore.TargetClicks{"all_1_4_2": tc(1, 6, 2, 4, 3, 4)},
+	}
+	next, read, _, err := update(kept(), s.reads())
+	want := Ranked{IDs: []int64{1, 3, 2}, Clicks: []int64{6, 4, 4}}
+	if err != nil || next == nil || !reflect.DeepEqual(next.ranked, want) {
+		t.Fatalf("after a merge gone before its read: %v, %v (asked %v), want %v", next, err, s.asked, want)
+	}
+	if read != 1 || len(next.parts) != 1 || next.parts["all_1_4_2"] == nil {
+		t.Errorf("parts read %d, kept %v", read, slices.Collect(maps.Keys(next.parts)))
+	}
+
+	// Another owner's insert: read once, found empty, still listed: kept
+	// empty, and the next list is the same parts.
+	s = &script{lists: [][]string{{"all_1_1_0", "all_2_2_0", "all_3_3_0"}}}
+	next, read, _, _ = update(kept(), s.reads())
+	if next == nil || read != 1 || next.parts["all_3_3_0"] == nil || !reflect.DeepEqual(next.ranked, kept().ranked) {
+		t.Fatalf("an empty part: %+v, read %d", next, read)
+	}
+	if _, _, hit, _ := update(next, s.reads()); hit != 1 {
+		t.Errorf("the same parts again: not a hit")
+	}
+
+	// Parts that keep vanishing: after partTries lists, every row is read.
+	s = &script{lists: [][]string{
+		{"all_1_1_0", "all_2_2_0", "all_3_3_0"}, {"all_1_1_0", "all_2_2_0", "all_4_4_0"},
+		{"all_1_1_0", "all_2_2_0", "all_5_5_0"}, {"all_1_1_0", "all_2_2_0", "all_6_6_0"},
+	}}
+	if next, _, _, err := update(kept(), s.reads()); next != nil || err != nil {
+		t.Errorf("parts vanishing under every list: %+v, %v; want a read of every row", next, err)
 	}
 }

@@ -35,7 +35,7 @@ func (s *Service) Totals(ctx context.Context, kind click.Kind, ids []int64, uniq
 	out := make(map[int64]Totals, len(clicks))
 	var stale []int64
 	for id, c := range clicks {
-		t := Totals{Clicks: c.N}
+		t := c.Totals
 		if c.Key != "" {
 			var kept bool
 			if t.UniqueClicks, kept = s.uniques.get(kind, id, c.Key); !kept {
@@ -53,9 +53,7 @@ func (s *Service) Totals(ctx context.Context, kind click.Kind, ids []int64, uniq
 	}
 	for id, u := range fresh {
 		s.uniques.put(kind, id, u)
-		t := out[id]
-		t.UniqueClicks = u.N
-		out[id] = t
+		out[id] = u.Totals // one read's clicks and unique clicks
 	}
 	return out, nil
 }

@@ -169,6 +169,7 @@ func TestRankingReadAgainOnClicks(t *testing.T) {
 // only when its rows changed: a new visitor of its own, or merged parts.
 func TestTotalsKeepUniques(t *testing.T) {
 	conn, _ := chtest.New(t)
+	merges := chtest.StopMerges(t, conn, "click_uniques")
 	insert(t, conn, fixture()) // link 42: 6 clicks by 4 visitors, 43: 1
 	svc := stats.New(conn)
 	ctx := context.Background()
@@ -203,8 +204,6 @@ func TestTotalsKeepUniques(t *testing.T) {
 		t.Errorf("42 after a new visitor: %+v, want 5 unique clicks", got[42])
 	}
 
-	if err := conn.Exec(ctx, "OPTIMIZE TABLE click_uniques FINAL"); err != nil {
-		t.Fatal(err)
-	}
+	merges.Optimize("click_uniques")
 	read("merged parts", 2)
 }

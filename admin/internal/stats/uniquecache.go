@@ -45,7 +45,7 @@ func (c *uniqueCache) get(kind click.Kind, id int64, key string) (uint64, bool) 
 		return 0, false
 	}
 	c.hits++
-	return e.N, true
+	return e.UniqueClicks, true
 }
 
 // put keeps u, read for (kind, id). When the cache is full a quarter of

@@ -14,8 +14,8 @@ import (
 func TestUniqueCache(t *testing.T) {
 	c := newUniqueCache()
 	c.max = 8
-	c.put(click.KindLink, 1, chstore.Keyed{N: 5, Key: "all_1_1_0"})
-	c.put(click.KindLink, 2, chstore.Keyed{N: 0, Key: ""})
+	c.put(click.KindLink, 1, chstore.Keyed{Totals: chstore.Totals{Clicks: 7, UniqueClicks: 5}, Key: "all_1_1_0"})
+	c.put(click.KindLink, 2, chstore.Keyed{})
 	tests := []struct {
 		kind click.Kind
 		id   int64
@@ -37,8 +37,11 @@ func TestUniqueCache(t *testing.T) {
 	if c.hits != 1 || c.misses != 4 {
 		t.Errorf("hits %d, misses %d; want 1, 4", c.hits, c.misses)
 	}
+	keyed := func(id int64, key string) chstore.Keyed {
+		return chstore.Keyed{Totals: chstore.Totals{Clicks: uint64(id), UniqueClicks: uint64(id)}, Key: key}
+	}
 	for id := int64(10); id < 30; id++ {
-		c.put(click.KindLink, id, chstore.Keyed{N: uint64(id), Key: fmt.Sprint("k", id)})
+		c.put(click.KindLink, id, keyed(id, fmt.Sprint("k", id)))
 		if len(c.entries) > c.max {
 			t.Fatalf("%d entries after putting %d, at most %d", len(c.entries), id, c.max)
 		}
@@ -47,9 +50,11 @@ func TestUniqueCache(t *testing.T) {
 		}
 	}
 	// Replacing a kept entry when full drops nothing.
-	n := len(c.entries)
-	c.put(click.KindLink, 29, chstore.Keyed{N: 30, Key: "k29b"})
-	if len(c.entries) != n {
-		t.Errorf("replacing an entry changed the size %d -> %d", n, len(c.entries))
+	for id := int64(100); len(c.entries) < c.max; id++ {
+		c.put(click.KindLink, id, keyed(id, "k"))
+	}
+	c.put(click.KindLink, 29, keyed(29, "k29b"))
+	if len(c.entries) != c.max {
+		t.Errorf("replacing an entry of a full cache: %d entries, want %d", len(c.entries), c.max)
 	}
 }
