@@ -167,13 +167,15 @@ func OwnerTableDistributed(ctx context.Context, conn driver.Conn) (bool, error) 
 }
 
 // PartRange is where a part's name places it: its partition, the range
-// of insert blocks its rows came from, and its merge level. A mutation
-// rewrites a part under the same range and level with a version added
-// (which later merges carry on): a new name over the same rows.
+// of insert blocks its rows came from, its merge level and the mutation
+// version its rows went through (0: none). A mutation rewrites a part
+// under the same range and level with a higher version, and merges carry
+// the highest version of the parts they took in.
 type PartRange struct {
 	Partition string
 	Min, Max  int64
 	Level     int64
+	Version   int64
 }
 
 // Covers reports whether q's blocks are all within p's: p is q, a merge
@@ -207,5 +209,5 @@ func ParsePartName(name string) (r PartRange, ok bool) {
 	if n[1] < n[0] {
 		return PartRange{}, false
 	}
-	return PartRange{Partition: f[0], Min: n[0], Max: n[1], Level: n[2]}, true
+	return PartRange{Partition: f[0], Min: n[0], Max: n[1], Level: n[2], Version: n[3]}, true
 }

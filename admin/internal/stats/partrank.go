@@ -97,12 +97,10 @@ func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Ki
 	case <-ctx.Done():
 		return Ranked{}, false, chstore.Unavailable("wait for the owner's ranking", ctx.Err())
 	}
-	defer func() {
-		if err != nil {
-			c.forget(kind, owner, e) // what it held was taken over by update
-		}
-		<-e.turn
-	}()
+	defer func() { <-e.turn }()
+	if err := ctx.Err(); err != nil { // the wait may have ended with the request
+		return Ranked{}, false, chstore.Unavailable("wait for the owner's ranking", err)
+	}
 	if time.Since(e.tooBig) < partTooBigFor {
 		return Ranked{}, false, nil
 	}
@@ -110,10 +108,10 @@ func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Ki
 	if e.state != nil {
 		var read, hit int
 		next, read, hit, err = update(e.state, chReads(ctx, conn, kind, owner))
-		e.state = nil // taken over by update, whatever it returned
 		if err != nil {
-			return Ranked{}, false, err
+			return Ranked{}, false, err // the state is as it was: update failed before apply
 		}
+		e.state = nil // taken over by update
 		c.count(0, read, hit)
 	}
 	if next == nil {
@@ -122,8 +120,7 @@ func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Ki
 			return Ranked{}, false, err
 		}
 		if n > rankMaxEntryIDs {
-			e.tooBig = time.Now()
-			return Ranked{}, false, nil
+			return c.tooLarge(kind, owner, e)
 		}
 		rows, err := chstore.ReadOwnerPartRows(ctx, conn, kind, owner, nil)
 		if err != nil {
@@ -136,9 +133,20 @@ func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Ki
 			return next.ranked, true, nil
 		}
 	}
+	if next.pairs > rankMaxEntryIDs { // grown past the limit since its full read
+		return c.tooLarge(kind, owner, e)
+	}
 	e.state = next
 	c.keep(kind, owner, e, next, next.ranked)
 	return next.ranked, true, nil
+}
+
+// tooLarge marks (kind, owner)'s entry e as holding too many rows to keep
+// here, for partTooBigFor: its rankings are read the rankCache's way.
+func (c *partRanks) tooLarge(kind click.Kind, owner int64, e *partEntry) (Ranked, bool, error) {
+	e.state, e.tooBig = nil, time.Now()
+	c.keep(kind, owner, e, nil, Ranked{}) // charged as empty, no hint
+	return Ranked{}, false, nil
 }
 
 // update brings st up to the table's active parts, reading through rd.
@@ -244,18 +252,6 @@ func (c *partRanks) keep(kind click.Kind, owner int64, e *partEntry, st *partSta
 		c.held -= old.cost
 		old.cost = 0
 		delete(c.entries, k)
-	}
-}
-
-// forget drops (kind, owner)'s entry e.
-func (c *partRanks) forget(kind click.Kind, owner int64, e *partEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e.state = nil
-	if c.entries[rankKey{kind, owner}] == e {
-		c.held -= e.cost
-		e.cost = 0
-		delete(c.entries, rankKey{kind, owner})
 	}
 }
 

@@ -107,8 +107,9 @@ func (st *partState) plan(active []string) (u partPlan, ok bool) {
 				took = append(took, g)
 			}
 		}
-		// A mutation may change rows without changing their sum: read it.
-		if len(took) == 1 && rng.Rewrites(st.parts[took[0]].rng) || len(took) == 0 {
+		// A mutation may change rows without changing their sum: read it,
+		// also when a merge carried it (a version above its parts').
+		if len(took) == 0 || len(took) == 1 && rng.Rewrites(st.parts[took[0]].rng) || mutatedIn(rng, st, took) {
 			u.read = append(u.read, name)
 			u.minus = append(u.minus, took...)
 			continue
@@ -122,6 +123,20 @@ func (st *partState) plan(active []string) (u partPlan, ok bool) {
 	}
 	u.same = fresh == 0 && len(gone) == 0
 	return u, true
+}
+
+// mutatedIn reports whether a merge's version is above every part it took
+// in: a mutation was applied to their rows on the way.
+func mutatedIn(rng chstore.PartRange, st *partState, took []string) bool {
+	if len(took) == 0 {
+		return false
+	}
+	for _, t := range took {
+		if st.parts[t].rng.Version >= rng.Version {
+			return false
+		}
+	}
+	return true
 }
 
 // settle decides each merge by the owner's sum in it (sums: as read; a

@@ -80,6 +80,9 @@ func TestPartStateApply(t *testing.T) {
 	if !ok || !reflect.DeepEqual(merged.ranked, want) || merged.parts["all_1_2_1"].humans != 9 || len(merged.parts) != 1 {
 		t.Fatalf("a merge of kept parts: %v %+v", ok, merged)
 	}
+	if rows := merged.parts["all_1_2_1"].rows; len(rows) != 2 || merged.pairs != 2 {
+		t.Errorf("a merge's rows not summed per target: %v (%d kept)", rows, merged.pairs)
+	}
 
 	u, _ = merged.plan([]string{"all_1_3_2", "all_4_4_0"})
 	merged.settle(&u, map[string]uint64{"all_1_3_2": 12}) // 3 more than kept: an insert merged in
@@ -227,6 +230,21 @@ func TestUpdateVanishing(t *testing.T) {
 	}
 	if _, _, hit, _ := update(next, s.reads()); hit != 1 {
 		t.Errorf("the same parts again: not a hit")
+	}
+
+	// An empty kept part merged with an unseen insert into M, gone before
+	// its sum was read: its missing sum (0) matches the empty part's, and
+	// only the second list shows it gone; the plan from that list reads
+	// the part that took M in.
+	s = &script{
+		lists: [][]string{{"all_1_1_0", "all_2_2_0", "all_3_4_1"}, {"all_1_1_0", "all_2_2_0", "all_3_5_2"}},
+		sums:  map[string]uint64{"all_3_5_2": 3},
+		rows:  map[string][]chstore.TargetClicks{"all_3_5_2": tc(5, 2, 6, 1)},
+	}
+	after, _, _, err := update(next, s.reads())
+	want = Ranked{IDs: []int64{1, 2, 5, 6}, Clicks: []int64{5, 4, 2, 1}}
+	if err != nil || after == nil || !reflect.DeepEqual(after.ranked, want) {
+		t.Fatalf("an empty part's merge gone before its sum: %+v, %v (asked %v), want %v", after, err, s.asked, want)
 	}
 
 	// Parts that keep vanishing: after partTries lists, every row is read.

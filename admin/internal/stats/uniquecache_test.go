@@ -54,7 +54,7 @@ func TestUniqueCache(t *testing.T) {
 		c.put(click.KindLink, id, keyed(id, "k"))
 	}
 	c.put(click.KindLink, 29, keyed(29, "k29b"))
-	if len(c.entries) != c.max {
-		t.Errorf("replacing an entry of a full cache: %d entries, want %d", len(c.entries), c.max)
+	if got, ok := c.get(click.KindLink, 29, "k29b"); len(c.entries) != c.max || !ok || got != 29 {
+		t.Errorf("replacing an entry of a full cache: %d entries, want %d; the new count %d, %v", len(c.entries), c.max, got, ok)
 	}
 }
