@@ -15,13 +15,13 @@ import (
 // (0007), which sit in a few parts of the table: one large one and the
 // small ones of recent inserts, until merges fold them in. A part never
 // changes and its name is never used again, so a reader that kept the
-// owner's rows part by part can bring its ranking up to date from the
-// names of the table's active parts (ReadActiveParts: system.parts, no
-// row read, ~2 ms) and the owner's rows in only the parts it has not seen
-// (ReadOwnerPartRows with names: a recent insert's part is a few rows),
-// instead of summing all of the owner's rows again (13 ms at rest for a
-// 100k-link owner on 18.16, 18-40 ms beside an insert's merges).
-// admin/internal/stats, partrank.go.
+// owner's rows part by part can bring its ranking up to date by reading
+// the owner's rows in every part but the ones it kept (ReadOwnerPartRows
+// with those names: one read of a few rows, ~2 ms, the parts it excludes
+// not even opened), instead of summing all of the owner's rows again (13
+// ms at rest for a 100k-link owner on 18.16, 18-40 ms beside an insert's
+// merges). What that read returns are the parts of inserts since, and
+// the merges that took kept parts in. admin/internal/stats, partrank.go.
 //
 // Part names are only meaningful on one server: on a cluster each shard
 // names its own parts. OwnerTableDistributed tells the two apart.
@@ -33,43 +33,17 @@ type TargetClicks struct {
 }
 
 const (
-	activePartsSQL = `SELECT name FROM system.parts
-WHERE database = currentDatabase() AND table = 'click_owner_totals' AND active`
 	ownerRowsSQL = `SELECT count() FROM click_owner_totals WHERE kind = ? AND owner_id = ?`
 	// The rows come unsorted: sorting 100k rows on two keys costs 18.16
 	// more than the read itself, and the reader sorts once.
 	ownerPartRowsHead = `SELECT _part, target_id, sum(humans) AS n FROM click_owner_totals
 WHERE kind = ? AND owner_id = ?`
-	ownerPartRowsTail  = ` GROUP BY _part, target_id HAVING n > 0`
-	ownerPartRowsSQL   = ownerPartRowsHead + ownerPartRowsTail
-	ownerPartRowsInSQL = ownerPartRowsHead + ` AND _part IN ?` + ownerPartRowsTail
-	ownerPartSumsSQL   = `SELECT _part, sum(humans) FROM click_owner_totals
-WHERE kind = ? AND owner_id = ? AND _part IN ? GROUP BY _part`
-	ownerTableEngineSQL = `SELECT engine FROM system.tables
+	ownerPartRowsTail      = ` GROUP BY _part, target_id HAVING n > 0`
+	ownerPartRowsSQL       = ownerPartRowsHead + ownerPartRowsTail
+	ownerPartRowsExceptSQL = ownerPartRowsHead + ` AND _part NOT IN ?` + ownerPartRowsTail
+	ownerTableEngineSQL    = `SELECT engine FROM system.tables
 WHERE database = currentDatabase() AND name = 'click_owner_totals'`
 )
-
-// ReadActiveParts returns the names of click_owner_totals' active parts.
-// A ClickHouse failure wraps link.ErrUnavailable.
-func ReadActiveParts(ctx context.Context, conn driver.Conn) ([]string, error) {
-	rows, err := conn.Query(ctx, activePartsSQL)
-	if err != nil {
-		return nil, Unavailable("read active parts", err)
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, Unavailable("scan active parts", err)
-		}
-		names = append(names, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, Unavailable("read active parts", err)
-	}
-	return names, nil
-}
 
 // ReadOwnerRows returns how many rows of click_owner_totals hold owner's
 // targets of kind: at least the number of targets in its ranking.
@@ -86,18 +60,22 @@ func ReadOwnerRows(ctx context.Context, conn driver.Conn, kind click.Kind, owner
 }
 
 // ReadOwnerPartRows returns owner's targets of kind with human clicks in
-// each of the named parts (all of the owner's parts when names is nil),
-// by part name, in no order. A part holding none of the owner's rows, or
-// gone since (merged), is missing from the result. A ClickHouse failure
-// wraps link.ErrUnavailable.
-func ReadOwnerPartRows(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64, names []string) (map[string][]TargetClicks, error) {
+// each active part of click_owner_totals but the parts except names, by
+// part name, in no order: one read, one snapshot of the parts. A part
+// holding none of the owner's rows is missing from the result. A
+// ClickHouse failure wraps link.ErrUnavailable.
+func ReadOwnerPartRows(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64, except []string) (map[string][]TargetClicks, error) {
 	kn, err := KindName(kind)
 	if err != nil {
 		return nil, err
 	}
 	query, args := ownerPartRowsSQL, []any{kn, uint64(owner)}
-	if names != nil {
-		query, args = ownerPartRowsInSQL, append(args, nameSet(names))
+	if len(except) > 0 {
+		set := make([]any, len(except))
+		for i, n := range except {
+			set[i] = n
+		}
+		query, args = ownerPartRowsExceptSQL, append(args, clickhouse.GroupSet{Value: set})
 	}
 	rows, err := conn.Query(ctx, query, args...)
 	if err != nil {
@@ -117,43 +95,6 @@ func ReadOwnerPartRows(ctx context.Context, conn driver.Conn, kind click.Kind, o
 		return nil, Unavailable("read owner's part rows", err)
 	}
 	return out, nil
-}
-
-// ReadOwnerPartSums returns owner's human clicks of kind in each of the
-// named parts; a part holding none of them, or gone since, is missing.
-// A ClickHouse failure wraps link.ErrUnavailable.
-func ReadOwnerPartSums(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64, names []string) (map[string]uint64, error) {
-	kn, err := KindName(kind)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := conn.Query(ctx, ownerPartSumsSQL, kn, uint64(owner), nameSet(names))
-	if err != nil {
-		return nil, Unavailable("read owner's part sums", err)
-	}
-	defer rows.Close()
-	out := map[string]uint64{}
-	for rows.Next() {
-		var part string
-		var n uint64
-		if err := rows.Scan(&part, &n); err != nil {
-			return nil, Unavailable("scan owner's part sums", err)
-		}
-		out[part] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, Unavailable("read owner's part sums", err)
-	}
-	return out, nil
-}
-
-// nameSet is names as an IN operand.
-func nameSet(names []string) clickhouse.GroupSet {
-	set := make([]any, len(names))
-	for i, n := range names {
-		set[i] = n
-	}
-	return clickhouse.GroupSet{Value: set}
 }
 
 // OwnerTableDistributed reports whether click_owner_totals is a

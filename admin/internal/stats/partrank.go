@@ -15,15 +15,14 @@ import (
 
 // partRanks keeps owners' rankings with their rows part by part
 // (partState), on a single ClickHouse server. Each page that needs an
-// owner's ranking lists the table's active parts (system.parts, ~2 ms):
-// the same parts as kept are the same ranking; new parts of recent
-// inserts are read (the owner's few rows in each) and their clicks moved
-// into the ranking; a merge of kept parts is recognised by its name and
-// the owner's sum in it, and read only when it took in rows never seen.
-// While an owner's clicks keep coming that replaces reading the whole
-// ranking after every insert (18-40 ms beside the insert's merges, the
+// owner's ranking reads the owner's rows in every part but the kept ones
+// (one read, ~2 ms): nothing means the same ranking; the parts of recent
+// inserts are a few rows, whose clicks are moved into the ranking; a
+// merge that took kept parts in replaces their rows with its own. While
+// an owner's clicks keep coming that replaces reading the whole ranking
+// after every insert (18-40 ms beside the insert's merges, the
 // rankCache's way, which stays for clusters and for owners too large to
-// keep here). Every answer is the ranking of the parts one list named.
+// keep here). Every answer is the ranking of one snapshot of the parts.
 //
 // Reads of one owner's ranking wait for each other (partEntry.turn): one
 // brings the entry up to date, the others then find it so.
@@ -34,7 +33,7 @@ type partRanks struct {
 	max     int
 	full    int // every row read (for tests)
 	parts   int // parts read for an update
-	hits    int // lists that found the kept parts
+	hits    int // reads that found no part changed
 }
 
 type partEntry struct {
@@ -52,40 +51,21 @@ type partEntry struct {
 
 // partMaxHeld bounds all entries: a target costs ~3 units kept (its place
 // in the ranking, its sum, its rows; ~100 bytes with the map), so 4M
-// units is over 1M targets' worth, ~130 MB at most. An owner with more than
-// rankMaxEntryIDs rows is ranked the rankCache's way, checked again after
-// partTooBigFor.
+// units is over 1M targets' worth, ~130 MB at most. An owner with more
+// than rankMaxEntryIDs rows is ranked the rankCache's way, checked again
+// after partTooBigFor. partMaxAge bounds how long a state is brought up
+// to date before every row is read again: rows that leave a part without
+// a part that takes them in (a dropped partition, a detached part, which
+// kurz never does) are not seen otherwise.
 const (
 	partMaxHeld   = 1 << 22
 	partEntryCost = 64
 	partTooBigFor = time.Minute
-	// partTries bounds the lists an update makes while parts it read as
-	// empty keep vanishing under it, before it reads every row.
-	partTries = 3
+	partMaxAge    = 10 * time.Minute
 )
 
 func newPartRanks() *partRanks {
 	return &partRanks{entries: map[rankKey]*partEntry{}, max: partMaxHeld}
-}
-
-// partReads is what bringing a state up to date reads: chstore's reads in
-// the service, scripted ones in tests.
-type partReads struct {
-	active func() ([]string, error)
-	sums   func(names []string) (map[string]uint64, error)
-	rows   func(names []string) (map[string][]chstore.TargetClicks, error)
-}
-
-func chReads(ctx context.Context, conn driver.Conn, kind click.Kind, owner int64) partReads {
-	return partReads{
-		active: func() ([]string, error) { return chstore.ReadActiveParts(ctx, conn) },
-		sums: func(names []string) (map[string]uint64, error) {
-			return chstore.ReadOwnerPartSums(ctx, conn, kind, owner, names)
-		},
-		rows: func(names []string) (map[string][]chstore.TargetClicks, error) {
-			return chstore.ReadOwnerPartRows(ctx, conn, kind, owner, names)
-		},
-	}
 }
 
 // ranking returns owner's ranking of kind, whole. ok is false, with no
@@ -105,14 +85,18 @@ func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Ki
 		return Ranked{}, false, nil
 	}
 	var next *partState
-	if e.state != nil {
-		var read, hit int
-		next, read, hit, err = update(e.state, chReads(ctx, conn, kind, owner))
+	if st := e.state; st != nil && time.Since(st.whole) < partMaxAge {
+		fresh, err := chstore.ReadOwnerPartRows(ctx, conn, kind, owner, st.names())
 		if err != nil {
-			return Ranked{}, false, err // the state is as it was: update failed before apply
+			return Ranked{}, false, err // the state is as it was
 		}
 		e.state = nil // taken over by update
-		c.count(0, read, hit)
+		next, _ = st.update(fresh)
+		if next != nil && len(fresh) == 0 {
+			c.count(0, 0, 1)
+		} else if next != nil {
+			c.count(0, len(fresh), 0)
+		}
 	}
 	if next == nil {
 		n, err := chstore.ReadOwnerRows(ctx, conn, kind, owner)
@@ -122,6 +106,7 @@ func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Ki
 		if n > rankMaxEntryIDs {
 			return c.tooLarge(kind, owner, e)
 		}
+		start := time.Now()
 		rows, err := chstore.ReadOwnerPartRows(ctx, conn, kind, owner, nil)
 		if err != nil {
 			return Ranked{}, false, err
@@ -132,6 +117,7 @@ func (c *partRanks) ranking(ctx context.Context, conn driver.Conn, kind click.Ki
 			c.keep(kind, owner, e, nil, next.ranked) // ranked, not kept: the next read starts over
 			return next.ranked, true, nil
 		}
+		next.whole = start
 	}
 	if next.pairs > rankMaxEntryIDs { // grown past the limit since its full read
 		return c.tooLarge(kind, owner, e)
@@ -147,56 +133,6 @@ func (c *partRanks) tooLarge(kind click.Kind, owner int64, e *partEntry) (Ranked
 	e.state, e.tooBig = nil, time.Now()
 	c.keep(kind, owner, e, nil, Ranked{}) // charged as empty, no hint
 	return Ranked{}, false, nil
-}
-
-// update brings st up to the table's active parts, reading through rd.
-// next is nil, with no error, when only reading every row again will do.
-// st is taken over (partState.apply): the caller keeps next, not st.
-func update(st *partState, rd partReads) (next *partState, read, hit int, err error) {
-	active, err := rd.active()
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	for range partTries {
-		u, ok := st.plan(active)
-		if !ok {
-			return nil, 0, 0, nil
-		}
-		if u.same {
-			return st, 0, 1, nil
-		}
-		var sums map[string]uint64
-		if len(u.merges) > 0 {
-			if sums, err = rd.sums(slices.Collect(maps.Keys(u.merges))); err != nil {
-				return nil, 0, 0, err
-			}
-			st.settle(&u, sums)
-		}
-		var rows map[string][]chstore.TargetClicks
-		if len(u.read) > 0 {
-			if rows, err = rd.rows(u.read); err != nil {
-				return nil, 0, 0, err
-			}
-		}
-		unsure := u.unsure(rows, sums)
-		if len(unsure) > 0 {
-			// Active after the reads means present during them: found
-			// empty because it holds nothing of the owner's. One gone
-			// may have been merged away before the read, its rows into
-			// a part the list did not name: plan again from the new list.
-			if active, err = rd.active(); err != nil {
-				return nil, 0, 0, err
-			}
-			if slices.ContainsFunc(unsure, func(n string) bool { return !slices.Contains(active, n) }) {
-				continue
-			}
-		}
-		if next, ok = st.apply(u, rows); !ok {
-			return nil, 0, 0, nil
-		}
-		return next, len(u.read), 0, nil
-	}
-	return nil, 0, 0, nil
 }
 
 func (c *partRanks) count(full, parts, hits int) {

@@ -4,59 +4,45 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"time"
 
 	"kurz/shared/chstore"
 )
 
 // partState is an owner's ranking with the rows it was summed from, kept
-// part by part (chstore/ownerparts.go): the parts holding rows of the
-// owner's, and the table's other parts as they become known, empty. It is
-// what it takes to bring the ranking up to date from a later list of the
-// table's active parts. Only the goroutine holding its partEntry touches
-// it; ranked is never written once built, so callers may keep it.
+// part by part (chstore/ownerparts.go): the active parts holding rows of
+// the owner's as of the last read. It is what it takes to bring the
+// ranking up to date from the owner's rows in the parts it does not keep.
+// Only the goroutine holding its partEntry touches it; ranked is never
+// written once built, so callers may keep it.
 type partState struct {
 	parts    map[string]*keptPart
 	clicks   map[int64]int64 // the ranking's sums, by target
 	ranked   Ranked
-	pairs    int   // rows held by all parts
-	maxBlock int64 // the highest block a kept part holds
+	pairs    int       // rows held by all parts
+	maxBlock int64     // the highest block a kept part holds
+	whole    time.Time // when every row was last read (partMaxAge)
 }
 
 // keptPart is the owner's rows of one part, one per target.
 type keptPart struct {
-	rng    chstore.PartRange
-	humans uint64
-	rows   []chstore.TargetClicks
-}
-
-// partPlan is how the table's active parts differ from a state's: the
-// new parts whose rows must be read, the new parts that took in kept ones
-// (a merge: their sum tells whether they hold anything else of the
-// owner's), and the kept parts whose rows left.
-type partPlan struct {
-	active []string
-	same   bool                // the parts are the ones kept
-	read   []string            // new parts whose rows are unknown
-	merges map[string][]string // new part -> the kept parts it took in
-	minus  []string            // kept parts whose rows are in no new part counted as theirs
+	rng  chstore.PartRange
+	rows []chstore.TargetClicks
 }
 
 // newPartState sums the owner's rows, read part by part, into a ranking
 // that keeps them; ok is false when a part's name cannot be read (the
-// rows are then summed, not kept). The parts without rows of the owner's
-// are not known yet: the next plan finds them new, and reads them once.
+// rows are then summed, not kept).
 func newPartState(rows map[string][]chstore.TargetClicks) (st *partState, ok bool) {
 	st = &partState{parts: make(map[string]*keptPart, len(rows)), clicks: map[int64]int64{}}
 	ok = true
 	for name, rs := range rows {
 		rng, good := chstore.ParsePartName(name)
 		ok = ok && good
-		p := &keptPart{rng: rng, rows: rs}
 		for _, r := range rs {
-			p.humans += uint64(r.Clicks)
 			st.clicks[r.ID] += r.Clicks
 		}
-		st.parts[name] = p
+		st.parts[name] = &keptPart{rng: rng, rows: rs}
 		st.pairs += len(rs)
 		st.maxBlock = max(st.maxBlock, rng.Max)
 	}
@@ -64,150 +50,64 @@ func newPartState(rows map[string][]chstore.TargetClicks) (st *partState, ok boo
 	return st, ok
 }
 
-// plan compares the table's active parts with the kept ones. ok is false
-// when only reading every row again is right: a name it cannot read, a
-// kept part that two new parts claim, or blocks numbered below the kept
-// ones (the table was made anew: its names mean other rows).
-func (st *partState) plan(active []string) (u partPlan, ok bool) {
-	u = partPlan{active: active, merges: map[string][]string{}}
-	now := make(map[string]bool, len(active))
-	var top int64
-	for _, n := range active {
-		now[n] = true
-		rng, good := chstore.ParsePartName(n)
-		if !good {
-			return partPlan{}, false
-		}
-		top = max(top, rng.Max)
-	}
-	if top < st.maxBlock {
-		return partPlan{}, false
-	}
-	var gone []string
-	for name := range st.parts {
-		if !now[name] {
-			gone = append(gone, name)
-		}
-	}
-	claimed := map[string]bool{}
-	fresh := 0
-	for _, name := range active {
-		if st.parts[name] != nil {
-			continue
-		}
-		fresh++
-		rng, _ := chstore.ParsePartName(name)
-		var took []string
-		for _, g := range gone {
-			if rng.Covers(st.parts[g].rng) {
-				if claimed[g] {
-					return partPlan{}, false
-				}
-				claimed[g] = true
-				took = append(took, g)
-			}
-		}
-		// A mutation may change rows without changing their sum: read it,
-		// also when a merge carried it (a version above its parts').
-		if len(took) == 0 || len(took) == 1 && rng.Rewrites(st.parts[took[0]].rng) || mutatedIn(rng, st, took) {
-			u.read = append(u.read, name)
-			u.minus = append(u.minus, took...)
-			continue
-		}
-		u.merges[name] = took
-	}
-	for _, g := range gone {
-		if !claimed[g] {
-			u.minus = append(u.minus, g) // dropped, not merged: its rows left
-		}
-	}
-	u.same = fresh == 0 && len(gone) == 0
-	return u, true
-}
-
-// mutatedIn reports whether a merge's version is above every part it took
-// in: a mutation was applied to their rows on the way.
-func mutatedIn(rng chstore.PartRange, st *partState, took []string) bool {
-	if len(took) == 0 {
-		return false
-	}
-	for _, t := range took {
-		if st.parts[t].rng.Version >= rng.Version {
-			return false
-		}
-	}
-	return true
-}
-
-// settle decides each merge by the owner's sum in it (sums: as read; a
-// part missing holds none of the owner's rows, or was gone when read). A
-// merge holds the rows of the kept parts it took in, and nothing else of
-// the owner's, exactly when its sum is theirs: counts only grow, so any
-// other block of the owner's would add to it. The others join read, and
-// the parts they took in join minus.
-func (st *partState) settle(u *partPlan, sums map[string]uint64) {
-	for name, took := range u.merges {
-		var sum uint64
-		for _, t := range took {
-			sum += st.parts[t].humans
-		}
-		if sums[name] == sum {
-			continue
-		}
-		delete(u.merges, name)
-		u.read = append(u.read, name)
-		u.minus = append(u.minus, took...)
-	}
-}
-
-// unsure returns the new parts the reads found nothing of the owner's in
-// (rows: of u.read; sums: of the merges): either they hold none, or they
-// were gone by then.
-func (u *partPlan) unsure(rows map[string][]chstore.TargetClicks, sums map[string]uint64) []string {
-	var out []string
-	for _, name := range u.read {
-		if _, ok := rows[name]; !ok {
-			out = append(out, name)
-		}
-	}
-	for name := range u.merges {
-		if _, ok := sums[name]; !ok {
-			out = append(out, name)
-		}
+// names is the kept parts' names: what a read of the parts since leaves out.
+func (st *partState) names() []string {
+	out := make([]string, 0, len(st.parts))
+	for n := range st.parts {
+		out = append(out, n)
 	}
 	return out
 }
 
-// apply returns the state after u, with rows the owner's rows of u.read
-// as read since (a part missing holds none: the caller has checked that
-// the parts unsure names were still active after the reads). It takes
-// over st's sums: st must not be used afterwards, whether ok or not.
-func (st *partState) apply(u partPlan, rows map[string][]chstore.TargetClicks) (next *partState, ok bool) {
+// update returns the state after fresh: the owner's rows, read in one
+// snapshot, in every active part but the kept ones. Each is the part of an
+// insert since (blocks above the kept ones) or a part that took kept
+// parts in (a merge, or a mutation's rewrite: its range covers theirs),
+// whose rows replace theirs. The kept parts that no fresh part covers are
+// still active: a kept part's rows, all of them clicks, leave it only into
+// a part that covers it and holds them, which the read returns. ok is
+// false when only reading every row again is right: a name it cannot
+// read, a kept part two fresh parts claim, a fresh part at or below the
+// kept blocks that covers none of them (the table was made anew, or
+// parts were dropped), or sums that would go below zero. st must not be
+// used afterwards, whether ok or not (next takes over its sums).
+func (st *partState) update(fresh map[string][]chstore.TargetClicks) (next *partState, ok bool) {
+	if len(fresh) == 0 {
+		return st, true
+	}
 	delta := map[int64]int64{}
-	next = &partState{parts: make(map[string]*keptPart, len(u.active)), clicks: st.clicks, maxBlock: st.maxBlock}
-	for _, name := range u.read {
-		p := &keptPart{rows: rows[name]}
-		p.rng, _ = chstore.ParsePartName(name) // plan parsed it
-		for _, r := range p.rows {
-			p.humans += uint64(r.Clicks)
+	claimed := map[string]bool{}
+	next = &partState{parts: make(map[string]*keptPart, len(st.parts)+len(fresh)), clicks: st.clicks, maxBlock: st.maxBlock, whole: st.whole}
+	for name, rows := range fresh {
+		rng, good := chstore.ParsePartName(name)
+		if !good {
+			return nil, false
+		}
+		took := 0
+		for kn, kp := range st.parts {
+			if !rng.Covers(kp.rng) {
+				continue
+			}
+			if claimed[kn] {
+				return nil, false
+			}
+			claimed[kn] = true
+			took++
+			for _, r := range kp.rows {
+				delta[r.ID] -= r.Clicks
+			}
+		}
+		if took == 0 && rng.Min <= st.maxBlock {
+			return nil, false
+		}
+		for _, r := range rows {
 			delta[r.ID] += r.Clicks
 		}
-		next.parts[name] = p
+		next.parts[name] = &keptPart{rng: rng, rows: rows}
 	}
-	for _, name := range u.minus {
-		for _, r := range st.parts[name].rows {
-			delta[r.ID] -= r.Clicks
-		}
-	}
-	for name, took := range u.merges {
-		p := &keptPart{}
-		p.rng, _ = chstore.ParsePartName(name)
-		p.humans, p.rows = mergeRows(st, took)
-		next.parts[name] = p
-	}
-	for _, name := range u.active {
-		if kept := st.parts[name]; kept != nil {
-			next.parts[name] = kept
+	for kn, kp := range st.parts {
+		if !claimed[kn] {
+			next.parts[kn] = kp
 		}
 	}
 	for _, p := range next.parts {
@@ -229,29 +129,6 @@ func (st *partState) apply(u partPlan, rows map[string][]chstore.TargetClicks) (
 		}
 	}
 	return next, true
-}
-
-// mergeRows is the rows of the kept parts took, one per target: what the
-// part that merged them holds of the owner's.
-func mergeRows(st *partState, took []string) (humans uint64, rows []chstore.TargetClicks) {
-	if len(took) == 1 {
-		p := st.parts[took[0]]
-		return p.humans, p.rows
-	}
-	at := map[int64]int{}
-	for _, t := range took {
-		p := st.parts[t]
-		humans += p.humans
-		for _, r := range p.rows {
-			if i, ok := at[r.ID]; ok {
-				rows[i].Clicks += r.Clicks
-				continue
-			}
-			at[r.ID] = len(rows)
-			rows = append(rows, r)
-		}
-	}
-	return humans, rows
 }
 
 // change is a target whose sum moved from was to now.
