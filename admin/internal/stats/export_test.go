@@ -1,6 +1,10 @@
 package stats
 
-import "time"
+import (
+	"time"
+
+	"kurz/shared/click"
+)
 
 // RankCacheCounts reports the ranking cache's hits and misses so far.
 func (s *Service) RankCacheCounts() (hits, misses int) {
@@ -48,4 +52,16 @@ func (s *Service) KeepRankingsByParts(on bool) {
 	} else {
 		s.partsOn.Store(partsOff)
 	}
+}
+
+// AgePartRanking makes (link, owner)'s part-kept ranking look read whole
+// d earlier, and its kept blocks reach up to at least block.
+func (s *Service) AgePartRanking(owner int64, d time.Duration, block int64) {
+	s.parts.mu.Lock()
+	e := s.parts.entries[rankKey{click.KindLink, owner}]
+	s.parts.mu.Unlock()
+	e.turn <- struct{}{}
+	defer func() { <-e.turn }()
+	e.state.whole = e.state.whole.Add(-d)
+	e.state.maxBlock = max(e.state.maxBlock, block)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"kurz/admin/internal/stats"
 	"kurz/shared/chstore"
@@ -74,4 +75,40 @@ func TestRankingByParts(t *testing.T) {
 			t.Errorf("%s: the first 2: %v", st.name, top)
 		}
 	}
+}
+
+// TestRankingByPartsReadsAgain: a kept ranking older than partMaxAge is
+// read whole again, and so is one whose update finds a part it cannot
+// place (here: kept blocks made to reach above a new insert's); both
+// answers equal a ranking read whole.
+func TestRankingByPartsReadsAgain(t *testing.T) {
+	conn, _ := chtest.New(t)
+	chtest.StopMerges(t, conn, "click_owner_totals")
+	insert(t, conn, fixture())
+	svc := stats.New(conn)
+	svc.KeepRankingsByParts(true)
+	ctx := context.Background()
+	check := func(when string, wantFull int) {
+		t.Helper()
+		full0, _, _ := svc.PartRankCounts()
+		got, err := svc.Ranking(ctx, click.KindLink, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := chstore.ReadRanking(ctx, conn, click.KindLink, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full, _, _ := svc.PartRankCounts(); !reflect.DeepEqual(got, want) || full-full0 != wantFull {
+			t.Errorf("%s: %v (%d read whole), want %v (%d)", when, got, full-full0, want, wantFull)
+		}
+	}
+	check("first", 1)
+	check("kept", 0)
+	svc.AgePartRanking(1, 11*time.Minute, 0)
+	check("older than partMaxAge", 1)
+	svc.AgePartRanking(1, 0, 1<<40)
+	insert(t, conn, []click.Row{visit(5000, 42, t0, 5000, "DE", "Chrome", "Windows", "", click.RefDirect)})
+	check("a part below the kept blocks", 1)
+	check("kept again", 0)
 }

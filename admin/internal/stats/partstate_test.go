@@ -31,7 +31,7 @@ func TestPartStateUpdate(t *testing.T) {
 	tests := []struct {
 		name  string
 		fresh map[string][]chstore.TargetClicks
-		want  Ranked   // nil IDs with ok: the kept ranking
+		want  Ranked
 		parts []string // kept afterwards
 		ok    bool
 	}{
