@@ -65,3 +65,10 @@ func (s *Service) AgePartRanking(owner int64, d time.Duration, block int64) {
 	e.state.whole = e.state.whole.Add(-d)
 	e.state.maxBlock = max(e.state.maxBlock, block)
 }
+
+// SeriesCacheCounts reports the range series cache's hits and misses.
+func (s *Service) SeriesCacheCounts() (hits, misses int) {
+	s.series.mu.Lock()
+	defer s.series.mu.Unlock()
+	return s.series.hits, s.series.misses
+}

@@ -204,7 +204,7 @@ func (s *Service) Range(ctx context.Context, kind click.Kind, id int64, from, to
 		return err
 	})
 	g.Go(func() (err error) {
-		uniques, err = s.buckets(gctx, chstore.VisitorsMerge, 1, uniquesGrain, args)
+		uniques, err = s.uniqueBuckets(gctx, kind, id, uniquesGrain, args)
 		return err
 	})
 	g.Go(func() (err error) {

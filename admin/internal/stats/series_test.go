@@ -2,6 +2,7 @@ package stats_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -82,4 +83,45 @@ func TestRangeSeriesAndTotals(t *testing.T) {
 	if none.Clicks != 0 || none.UniqueClicks != 0 || len(none.Series) != 2 || none.Series[0].Clicks != 0 || none.Bots+none.Previews+none.Prefetches != 0 {
 		t.Errorf("a month later: %+v", none)
 	}
+}
+
+// TestRangeKeepsUniques: a range's unique clicks are merged again only when
+// the parts holding its sketches changed (a visitor in the range, merged
+// parts), and every answer equals a service that keeps nothing.
+func TestRangeKeepsUniques(t *testing.T) {
+	conn, _ := chtest.New(t)
+	merges := chtest.StopMerges(t, conn, "click_daily_uniques", "click_hourly_uniques")
+	insert(t, conn, fixture()) // link 42: visits on t0's day and the two after
+	svc := stats.New(conn)
+	ctx := context.Background()
+	from, to := t0.AddDate(0, 0, -10), t0.AddDate(0, 0, 10)
+	read := func(when string, iv stats.Interval, wantMisses int) {
+		t.Helper()
+		_, m0 := svc.SeriesCacheCounts()
+		got, err := svc.Range(ctx, click.KindLink, 42, from, to, iv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := stats.New(conn).Range(ctx, click.KindLink, 42, from, to, iv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || got.UniqueClicks == 0 {
+			t.Errorf("%s, by %s: %+v\nkeeping nothing: %+v", when, iv, got, want)
+		}
+		if _, m := svc.SeriesCacheCounts(); m-m0 != wantMisses {
+			t.Errorf("%s, by %s: %d sketch reads, want %d", when, iv, m-m0, wantMisses)
+		}
+	}
+	for _, iv := range []stats.Interval{stats.Day, stats.Week} {
+		read("first", iv, 1)
+		read("again", iv, 0)
+	}
+	insert(t, conn, []click.Row{visit(7000, 42, t0.Add(time.Hour), 7777, "DE", "Chrome", "Linux", "", click.RefDirect)})
+	read("a new visitor in the range", stats.Week, 1)
+	insert(t, conn, []click.Row{visit(7001, 43, t0.Add(time.Hour), 7778, "DE", "Chrome", "Linux", "", click.RefDirect)})
+	read("another link's visitor", stats.Week, 0)
+	merges.Optimize("click_daily_uniques")
+	read("merged parts", stats.Week, 1)
+	read("merged parts", stats.Day, 1)
 }

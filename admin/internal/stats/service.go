@@ -19,12 +19,13 @@ type Service struct {
 	parts   *partRanks
 	partsOn atomic.Int32 // partsUnknown until OwnerTableDistributed answers
 	uniques *uniqueCache
+	series  *seriesCache
 	fresh   *freshCache
 }
 
 // New returns a service reading through conn.
 func New(conn driver.Conn) *Service {
-	return &Service{conn: conn, ranks: newRankCache(), parts: newPartRanks(), uniques: newUniqueCache(), fresh: newFreshCache()}
+	return &Service{conn: conn, ranks: newRankCache(), parts: newPartRanks(), uniques: newUniqueCache(), series: newSeriesCache(), fresh: newFreshCache()}
 }
 
 // The summary types live in shared/chstore, which also serves the edge's

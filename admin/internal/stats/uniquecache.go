@@ -48,9 +48,7 @@ func (c *uniqueCache) get(kind click.Kind, id int64, key string) (uint64, bool) 
 	return e.UniqueClicks, true
 }
 
-// put keeps u, read for (kind, id). When the cache is full a quarter of
-// it goes, whichever entries the map yields first: a page's worth of
-// merges is the cost of a wrong choice, and no order is kept per read.
+// put keeps u, read for (kind, id), making room as shed does.
 func (c *uniqueCache) put(kind click.Kind, id int64, u chstore.Keyed) {
 	if u.Key == "" {
 		return // no row: nothing to merge next time either
@@ -58,15 +56,8 @@ func (c *uniqueCache) put(kind click.Kind, id int64, u chstore.Keyed) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := uniqueKey{kind, id}
-	if _, ok := c.entries[k]; !ok && len(c.entries) >= c.max {
-		drop := c.max / 4
-		for old := range c.entries {
-			if drop == 0 {
-				break
-			}
-			delete(c.entries, old)
-			drop--
-		}
+	if _, ok := c.entries[k]; !ok {
+		shed(c.entries, c.max)
 	}
 	c.entries[k] = u
 }
