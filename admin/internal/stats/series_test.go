@@ -91,7 +91,9 @@ func TestRangeSeriesAndTotals(t *testing.T) {
 func TestRangeKeepsUniques(t *testing.T) {
 	conn, _ := chtest.New(t)
 	merges := chtest.StopMerges(t, conn, "click_daily_uniques", "click_hourly_uniques")
-	insert(t, conn, fixture()) // link 42: visits on t0's day and the two after
+	// link 42: visits on t0's day and the two after, and one a week later:
+	// two weeks, so that a week's parts are not the range's.
+	insert(t, conn, append(fixture(), visit(6999, 42, t0.AddDate(0, 0, 7), 6999, "FR", "Safari", "iOS", "", click.RefDirect)))
 	svc := stats.New(conn)
 	ctx := context.Background()
 	from, to := t0.AddDate(0, 0, -10), t0.AddDate(0, 0, 10)
@@ -119,9 +121,13 @@ func TestRangeKeepsUniques(t *testing.T) {
 	}
 	insert(t, conn, []click.Row{visit(7000, 42, t0.Add(time.Hour), 7777, "DE", "Chrome", "Linux", "", click.RefDirect)})
 	read("a new visitor in the range", stats.Week, 1)
+	read("a new visitor in the range", stats.Day, 1)
 	insert(t, conn, []click.Row{visit(7001, 43, t0.Add(time.Hour), 7778, "DE", "Chrome", "Linux", "", click.RefDirect)})
 	read("another link's visitor", stats.Week, 0)
 	merges.Optimize("click_daily_uniques")
 	read("merged parts", stats.Week, 1)
 	read("merged parts", stats.Day, 1)
+	if got, err := svc.Range(ctx, click.KindLink, 999, from, to, stats.Week); err != nil || got.UniqueClicks != 0 || got.Clicks != 0 {
+		t.Errorf("a link nobody visited: %+v, %v", got, err)
+	}
 }

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"sync"
+	"time"
 
 	"kurz/shared/chstore"
 	"kurz/shared/click"
@@ -14,8 +15,9 @@ import (
 // or whose parts were merged since. Each admin process keeps its own.
 type uniqueCache struct {
 	mu      sync.Mutex
-	entries map[uniqueKey]chstore.Keyed
+	entries map[uniqueKey]uniqueEntry
 	max     int
+	now     func() time.Time
 	hits    int // for tests
 	misses  int
 }
@@ -25,13 +27,22 @@ type uniqueKey struct {
 	id   int64
 }
 
+type uniqueEntry struct {
+	chstore.Keyed
+	read time.Time
+}
+
 // uniqueMaxEntries bounds the cache: a key names a few parts (~40-200
 // bytes), so 65,536 entries stay within ~16 MB; a list page holds at most
-// chstore.MaxTotalsIDs targets.
-const uniqueMaxEntries = 1 << 16
+// chstore.MaxTotalsIDs targets. An entry is trusted for uniqueMaxAge at
+// most (a part name used again after a crash, partrank.go).
+const (
+	uniqueMaxEntries = 1 << 16
+	uniqueMaxAge     = 10 * time.Minute
+)
 
 func newUniqueCache() *uniqueCache {
-	return &uniqueCache{entries: map[uniqueKey]chstore.Keyed{}, max: uniqueMaxEntries}
+	return &uniqueCache{entries: map[uniqueKey]uniqueEntry{}, max: uniqueMaxEntries, now: time.Now}
 }
 
 // get returns the unique clicks kept for (kind, id) if they were read
@@ -40,7 +51,7 @@ func (c *uniqueCache) get(kind click.Kind, id int64, key string) (uint64, bool) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[uniqueKey{kind, id}]
-	if !ok || e.Key != key {
+	if !ok || e.Key != key || c.now().Sub(e.read) >= uniqueMaxAge {
 		c.misses++
 		return 0, false
 	}
@@ -59,5 +70,5 @@ func (c *uniqueCache) put(kind click.Kind, id int64, u chstore.Keyed) {
 	if _, ok := c.entries[k]; !ok {
 		shed(c.entries, c.max)
 	}
-	c.entries[k] = u
+	c.entries[k] = uniqueEntry{Keyed: u, read: c.now()}
 }

@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"kurz/shared/chstore"
 	"kurz/shared/click"
@@ -12,8 +13,10 @@ import (
 // per kind and id; a target without rows is not kept; a full cache sheds a
 // quarter and keeps what was put last.
 func TestUniqueCache(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
 	c := newUniqueCache()
 	c.max = 8
+	c.now = func() time.Time { return now }
 	c.put(click.KindLink, 1, chstore.Keyed{Totals: chstore.Totals{Clicks: 7, UniqueClicks: 5}, Key: "all_1_1_0"})
 	c.put(click.KindLink, 2, chstore.Keyed{})
 	tests := []struct {
@@ -36,6 +39,10 @@ func TestUniqueCache(t *testing.T) {
 	}
 	if c.hits != 1 || c.misses != 4 {
 		t.Errorf("hits %d, misses %d; want 1, 4", c.hits, c.misses)
+	}
+	now = now.Add(uniqueMaxAge)
+	if _, ok := c.get(click.KindLink, 1, "all_1_1_0"); ok {
+		t.Error("an entry older than uniqueMaxAge served")
 	}
 	keyed := func(id int64, key string) chstore.Keyed {
 		return chstore.Keyed{Totals: chstore.Totals{Clicks: uint64(id), UniqueClicks: uint64(id)}, Key: key}
