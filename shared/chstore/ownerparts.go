@@ -107,28 +107,18 @@ func OwnerTableDistributed(ctx context.Context, conn driver.Conn) (bool, error) 
 	return engine == "Distributed", nil
 }
 
-// PartRange is where a part's name places it: its partition, the range
-// of insert blocks its rows came from, its merge level and the mutation
-// version its rows went through (0: none). A mutation rewrites a part
-// under the same range and level with a higher version, and merges carry
-// the highest version of the parts they took in.
+// PartRange is where a part's name places it: its partition and the
+// range of insert blocks its rows came from. A merge's range covers the
+// parts it took in; a mutation rewrites a part under the same range.
 type PartRange struct {
 	Partition string
 	Min, Max  int64
-	Level     int64
-	Version   int64
 }
 
 // Covers reports whether q's blocks are all within p's: p is q, a merge
 // that took q in, or q rewritten by a mutation.
 func (p PartRange) Covers(q PartRange) bool {
 	return p.Partition == q.Partition && p.Min <= q.Min && q.Max <= p.Max
-}
-
-// Rewrites reports whether p is q rewritten by a mutation: the same
-// blocks at the same level (a merge raises the level).
-func (p PartRange) Rewrites(q PartRange) bool {
-	return p.Partition == q.Partition && p.Min == q.Min && p.Max == q.Max && p.Level == q.Level
 }
 
 // ParsePartName reads a MergeTree part name,
@@ -150,5 +140,5 @@ func ParsePartName(name string) (r PartRange, ok bool) {
 	if n[1] < n[0] {
 		return PartRange{}, false
 	}
-	return PartRange{Partition: f[0], Min: n[0], Max: n[1], Level: n[2], Version: n[3]}, true
+	return PartRange{Partition: f[0], Min: n[0], Max: n[1]}, true
 }

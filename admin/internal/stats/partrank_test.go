@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
 	"kurz/admin/internal/stats"
 	"kurz/shared/chstore"
 	"kurz/shared/chstore/chtest"
@@ -55,14 +57,7 @@ func TestRankingByParts(t *testing.T) {
 	for _, st := range steps {
 		st.change()
 		full0, parts0, hits0 := svc.PartRankCounts()
-		got, err := svc.Ranking(ctx, click.KindLink, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _, err := chstore.ReadRanking(ctx, conn, click.KindLink, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := rankedBoth(t, svc, conn, 1)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: ranking %v, read whole %v", st.name, got, want)
 		}
@@ -77,6 +72,19 @@ func TestRankingByParts(t *testing.T) {
 	}
 }
 
+// rankedBoth returns owner's whole ranking from svc and as read whole.
+func rankedBoth(t *testing.T, svc *stats.Service, conn driver.Conn, owner int64) (got, want stats.Ranked) {
+	t.Helper()
+	got, err := svc.Ranking(context.Background(), click.KindLink, owner, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _, err = chstore.ReadRanking(context.Background(), conn, click.KindLink, owner, 0); err != nil {
+		t.Fatal(err)
+	}
+	return got, want
+}
+
 // TestRankingByPartsReadsAgain: a kept ranking older than partMaxAge is
 // read whole again, and so is one whose update finds a part it cannot
 // place (here: kept blocks made to reach above a new insert's); both
@@ -87,18 +95,10 @@ func TestRankingByPartsReadsAgain(t *testing.T) {
 	insert(t, conn, fixture())
 	svc := stats.New(conn)
 	svc.KeepRankingsByParts(true)
-	ctx := context.Background()
 	check := func(when string, wantFull int) {
 		t.Helper()
 		full0, _, _ := svc.PartRankCounts()
-		got, err := svc.Ranking(ctx, click.KindLink, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _, err := chstore.ReadRanking(ctx, conn, click.KindLink, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := rankedBoth(t, svc, conn, 1)
 		if full, _, _ := svc.PartRankCounts(); !reflect.DeepEqual(got, want) || full-full0 != wantFull {
 			t.Errorf("%s: %v (%d read whole), want %v (%d)", when, got, full-full0, want, wantFull)
 		}
